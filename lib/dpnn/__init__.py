@@ -1,0 +1,13 @@
+"""dpnn: the shared library of the companion to *Differential Privacy for Nearest Neighbor Queries*.
+
+Modules, one idea each:
+
+- :mod:`dpnn.mechanisms`: Laplace, exponential, randomized response, planar and d-dimensional Laplace, Gaussian;
+- :mod:`dpnn.audit`: empirical privacy-loss estimates from samples (used by tests and notebooks);
+- :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
+- :mod:`dpnn.data`: the datasets;
+- :mod:`dpnn.plots`: the figure style and helpers;
+- :mod:`dpnn.run`: ``python -m dpnn.run``, papermill over the notebooks with a parameter profile.
+"""
+
+__version__ = "0.1.0"

@@ -1,0 +1,220 @@
+"""The differential-privacy primitives of thesis §2.1-2.2, vectorized and seeded.
+
+Every sampler takes ``rng`` (a ``numpy.random.Generator`` or an integer seed) and
+never touches numpy's global random state: the same seed gives the same output.
+
+These samplers use floating-point arithmetic. They are for research and teaching;
+floating-point Laplace noise is attackable (Mironov, CCS 2012), so do not use them
+to protect real people without a vetted library.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import expit, lambertw, softmax
+
+from dpnn._validation import finite_array, generator, positive_finite
+
+__all__ = [
+    "laplace",
+    "exponential",
+    "exponential_probabilities",
+    "randomized_response",
+    "keep_probability",
+    "planar_laplace",
+    "planar_laplace_radius",
+    "laplace_ball",
+    "gaussian",
+]
+
+
+def laplace(values, sensitivity, epsilon, rng):
+    """Laplace mechanism (thesis Def. 2.4): ``values + Lap(sensitivity / epsilon)``.
+
+    Adds independent Laplace noise of scale ``b = sensitivity / epsilon`` to every
+    entry of ``values`` (any shape).
+
+    Privacy: if ``values = f(D)`` and ``sensitivity`` bounds the L1 distance
+    ``||f(D) - f(D')||_1`` over neighbouring datasets (one record replaced), the
+    release is ``epsilon``-DP (Dwork and Roth, Thm 3.6).
+    """
+    values = finite_array(values, "values")
+    sensitivity = positive_finite(sensitivity, "sensitivity")
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng)
+    return values + rng.laplace(0.0, sensitivity / epsilon, size=values.shape)
+
+
+def _scaled_utilities(utilities, epsilon, sensitivity):
+    """Scores ``epsilon * (u - max u) / (2 * sensitivity)`` per row; every score <= 0."""
+    utilities = finite_array(utilities, "utilities", ndim=(1, 2))
+    epsilon = positive_finite(epsilon, "epsilon")
+    sensitivity = positive_finite(sensitivity, "sensitivity")
+    scale = epsilon / (2.0 * sensitivity)
+    if not np.isfinite(scale):
+        raise ValueError(
+            f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * {sensitivity!r})"
+        )
+    # Shifting by the row maximum keeps every score <= 0, so exp never overflows;
+    # a difference that underflows to -inf simply has probability 0.
+    with np.errstate(over="ignore"):
+        shifted = utilities - utilities.max(axis=-1, keepdims=True)
+        return shifted * scale
+
+
+def exponential_probabilities(utilities, epsilon, sensitivity):
+    """Exact selection probabilities of the exponential mechanism (thesis Def. 2.6).
+
+    ``Pr[h] = exp(epsilon u(D, h) / (2 sensitivity)) / sum_i exp(epsilon u(D, i) / (2 sensitivity))``
+    for each row of ``utilities`` (shape ``(n_candidates,)`` or ``(n_rows, n_candidates)``),
+    computed in the log domain: finite for any finite utilities and parameters.
+    """
+    return softmax(_scaled_utilities(utilities, epsilon, sensitivity), axis=-1)
+
+
+def exponential(utilities, epsilon, sensitivity, rng):
+    """Exponential mechanism (thesis Def. 2.6, McSherry and Talwar): one index per row.
+
+    Samples candidate ``h`` of each row with probability proportional to
+    ``exp(epsilon * u(D, h) / (2 * sensitivity))`` by the Gumbel-max trick
+    (``argmax(score + Gumbel noise)`` has exactly that law), which needs no
+    exponentials and so cannot overflow, even for ``epsilon * u / sensitivity``
+    of order 1e18.
+
+    ``utilities`` has shape ``(n_rows, n_candidates)`` (returns an int array of
+    length ``n_rows``) or ``(n_candidates,)`` (returns one int).
+
+    Privacy: if ``sensitivity`` bounds ``|u(D, h) - u(D', h)|`` for every candidate
+    and neighbouring ``D, D'`` (Def. 2.5), each row's selection is ``epsilon``-DP
+    (Lemma 2.7) and ``epsilon``-range-bounded (Durfee and Rogers, Lemma 4.3).
+    """
+    scores = _scaled_utilities(utilities, epsilon, sensitivity)
+    rng = generator(rng)
+    noisy = scores + rng.gumbel(size=scores.shape)
+    choice = np.argmax(noisy, axis=-1)
+    return int(choice) if scores.ndim == 1 else choice.astype(np.intp)
+
+
+def keep_probability(epsilon):
+    """``e^epsilon / (1 + e^epsilon)``: the probability randomized response keeps a bit."""
+    return float(expit(positive_finite(epsilon, "epsilon")))
+
+
+def randomized_response(bits, epsilon, rng):
+    """Binary randomized response (Warner 1965): keep each bit with probability e^eps / (1 + e^eps).
+
+    ``bits`` is an array of 0/1 (or booleans) of any shape; each entry is flipped
+    independently with probability ``1 / (1 + e^epsilon)``. The output has the
+    dtype of the input.
+
+    Privacy: each released bit is ``epsilon``-locally-DP for the bit it reports
+    (the two output probabilities differ by exactly the factor e^epsilon).
+    """
+    original = np.asarray(bits)
+    if original.size == 0:
+        raise ValueError(f"bits must not be empty, got shape {original.shape}")
+    if original.dtype != bool and not np.all((original == 0) | (original == 1)):
+        raise ValueError("bits must contain only 0 and 1 (or booleans)")
+    keep = keep_probability(epsilon)
+    rng = generator(rng)
+    flip = rng.random(original.shape) >= keep
+    return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
+
+
+def planar_laplace_radius(p, epsilon):
+    """Inverse CDF of the planar Laplace radius (Andrés et al. 2013, Eq. (2)).
+
+    The radius of planar Laplace noise has CDF ``C(r) = 1 - (1 + epsilon r) e^{-epsilon r}``
+    (a Gamma(2, 1/epsilon) law), whose inverse is
+    ``C^{-1}(p) = -(W_{-1}((p - 1) / e) + 1) / epsilon`` with ``W_{-1}`` the lower
+    branch of the Lambert W function. ``p`` must lie in [0, 1).
+    """
+    p = finite_array(p, "p")
+    epsilon = positive_finite(epsilon, "epsilon")
+    if np.any((p < 0) | (p >= 1)):
+        raise ValueError("p must lie in [0, 1)")
+    # The branch point -1/e rounds to just below itself in floating point, where
+    # W_{-1} is NaN; there the radius is exactly 0 (C(0) = 0), so evaluate W at the
+    # nearest float inside the domain instead.
+    argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
+    w = lambertw(argument, k=-1).real
+    return np.maximum(-(w + 1.0) / epsilon, 0.0)
+
+
+def _points(points, name, dimension=None):
+    """Points as an (n, d) float array plus the shape to return."""
+    array = finite_array(points, name, ndim=(1, 2))
+    if dimension is not None:
+        if array.shape[-1] != dimension:
+            raise ValueError(
+                f"{name} must have shape ({dimension},) or (n, {dimension}), got {array.shape}"
+            )
+        return array.reshape(-1, dimension), array.shape
+    if array.ndim == 1:  # n points on the line
+        return array.reshape(-1, 1), array.shape
+    return array, array.shape
+
+
+def planar_laplace(points, epsilon, rng):
+    """Planar Laplace mechanism (thesis §2.2; Andrés et al., CCS 2013, §4).
+
+    Perturbs each point of ``points`` (shape ``(2,)`` or ``(n, 2)``) with noise of
+    density ``epsilon^2 / (2 pi) * exp(-epsilon ||z||)``, drawn in polar form: the
+    angle uniform on [0, 2 pi), the radius by the Lambert-W inverse CDF
+    (:func:`planar_laplace_radius`).
+
+    Privacy: ``epsilon``-geo-indistinguishability with respect to Euclidean
+    distance (Def. 2.15): for any two true locations x, x' the output densities
+    differ by at most ``e^{epsilon d(x, x')}``. ``epsilon`` is per unit of the
+    coordinates (per metre if points are in metres); the privacy level within
+    radius r is ``epsilon * r``. Outputs are continuous (no grid remapping).
+    """
+    array, shape = _points(points, "points", dimension=2)
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng)
+    n = array.shape[0]
+    theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
+    radius = planar_laplace_radius(rng.random(n), epsilon)
+    noise = np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
+    return (array + noise).reshape(shape)
+
+
+def laplace_ball(points, epsilon, rng):
+    """d-dimensional Laplace mechanism with density proportional to ``exp(-epsilon ||z||)``.
+
+    ``points`` has shape ``(n, d)``; a 1-D array of shape ``(n,)`` is n points on
+    the line, where this is the ordinary Laplace mechanism with scale
+    ``1 / epsilon``. The noise has a uniform direction (a normalized Gaussian
+    vector) and a radius distributed Gamma(d, 1/epsilon), which is the law of
+    ``||z||`` under that density (surface area of the sphere grows as r^(d-1)).
+    For d = 2 it has the same law as :func:`planar_laplace`.
+
+    Privacy: ``epsilon``-geo-indistinguishability with respect to Euclidean
+    distance in R^d (by the triangle inequality, the density ratio at any output
+    is at most ``e^{epsilon ||x - x'||}``).
+    """
+    array, shape = _points(points, "points")
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng)
+    n, d = array.shape
+    direction = rng.standard_normal((n, d))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    radius = rng.gamma(shape=d, scale=1.0 / epsilon, size=(n, 1))
+    return (array + radius * direction).reshape(shape)
+
+
+def gaussian(points, sigma, rng):
+    """Gaussian mechanism: adds independent N(0, sigma^2) noise to every coordinate.
+
+    ``points`` may have any shape.
+
+    Privacy: for a query whose L2 sensitivity is Delta, the release is
+    ``rho``-zCDP with ``rho = Delta^2 / (2 sigma^2)`` (Bun and Steinke 2016,
+    Prop. 1.6). Applied to locations it is ``rho``-concentrated geo-privacy with
+    ``rho = 1 / (2 sigma^2)`` per squared unit of distance (Liang and Yi 2023,
+    Thm 3.1). It gives no pure epsilon-DP guarantee.
+    """
+    array = finite_array(points, "points")
+    sigma = positive_finite(sigma, "sigma")
+    rng = generator(rng)
+    return array + rng.normal(0.0, sigma, size=array.shape)

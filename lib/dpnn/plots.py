@@ -1,0 +1,166 @@
+"""Figure helpers and the one style of the companion.
+
+Every helper draws on an ``ax`` it is given (or a new one), returns the Figure,
+and touches no global state: no ``plt.show()``, no ``rcParams`` changes. The
+style is applied once per notebook by :func:`use_style`, and figures are
+written one way, by :func:`save`.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import matplotlib.pyplot as plt
+import numpy as np
+import seaborn as sns
+
+__all__ = [
+    "use_style",
+    "figures_dir",
+    "save",
+    "output_histograms",
+    "log_ratio_bins",
+    "selection_probabilities",
+    "noise_cloud",
+    "ecdf_against_cdf",
+    "geo_query_map",
+    "curves",
+]
+
+_STYLE = "dpnn.mplstyle"
+
+
+def use_style() -> None:
+    """Apply the companion's seaborn theme and matplotlib style (call once per notebook)."""
+    sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
+    with resources.as_file(resources.files("dpnn") / _STYLE) as path:
+        plt.style.use(str(path))
+
+
+def figures_dir() -> Path:
+    """Where :func:`save` writes: ``$DPNN_FIGURES_DIR`` if set, else ``figures/`` of the checkout."""
+    configured = os.environ.get("DPNN_FIGURES_DIR")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[2] / "figures"
+
+
+def save(fig, name: str) -> Path:
+    """Write ``fig`` to ``<figures_dir>/<name>.png`` and return the path.
+
+    ``name`` says what the figure reproduces, e.g. ``thesis_fig6_14_dis_variants_1d``.
+    PNG metadata carries no date, so the same figure gives the same bytes.
+    """
+    if not name or "/" in name or name.endswith(".png"):
+        raise ValueError(f"name must be a bare figure name without '/' or '.png', got {name!r}")
+    directory = figures_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"{name}.png"
+    fig.savefig(path, metadata={"Software": None})
+    return path
+
+
+def _axes(ax):
+    if ax is None:
+        fig, ax = plt.subplots()
+        return fig, ax
+    return ax.figure, ax
+
+
+def output_histograms(samples_a, samples_b, bins, *, labels=("M(D)", "M(D')"), ax=None):
+    """Overlaid density histograms of a mechanism's outputs on two neighbouring inputs."""
+    fig, ax = _axes(ax)
+    for samples, label in zip((samples_a, samples_b), labels):
+        ax.hist(samples, bins=bins, density=True, histtype="stepfilled", alpha=0.45, label=label)
+    ax.set_xlabel("output")
+    ax.set_ylabel("density")
+    ax.legend()
+    return fig
+
+
+def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=None):
+    """Per-bin empirical log-ratio log(p_D / p_D') with +-z standard errors, against +-epsilon."""
+    fig, ax = _axes(ax)
+    ax.errorbar(centers, log_ratio, yerr=z * np.asarray(standard_error), fmt="o", ms=3,
+                lw=1, label=f"empirical log-ratio (±{z:g} s.e.)")
+    for sign in (1, -1):
+        ax.axhline(sign * epsilon, color="C3", ls="--", label="±ε (the guarantee)" if sign > 0 else None)
+    ax.set_xlabel("output bin")
+    ax.set_ylabel("log Pr[M(D) ∈ bin] / Pr[M(D') ∈ bin]")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def selection_probabilities(epsilons, probabilities, labels, *, ax=None):
+    """Selection probability of each candidate (columns of ``probabilities``) against epsilon."""
+    fig, ax = _axes(ax)
+    probabilities = np.asarray(probabilities)
+    for column, label in enumerate(labels):
+        ax.plot(epsilons, probabilities[:, column], label=label)
+    ax.set_xscale("log")
+    ax.set_xlabel("ε")
+    ax.set_ylabel("selection probability")
+    ax.set_ylim(0, 1)
+    ax.legend(title="candidate")
+    return fig
+
+
+def noise_cloud(clouds, origin, *, ax=None, s=2):
+    """Scatter of perturbed locations, one colour per label in ``clouds`` (label -> (n, 2))."""
+    fig, ax = _axes(ax)
+    for label, points in clouds.items():
+        points = np.asarray(points)
+        ax.scatter(points[:, 0], points[:, 1], s=s, alpha=0.5, label=label, rasterized=True)
+    ax.scatter([origin[0]], [origin[1]], marker="*", s=200, color="black", label="true location",
+               zorder=3)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x")
+    ax.set_ylabel("y")
+    ax.legend(markerscale=4)
+    return fig
+
+
+def ecdf_against_cdf(samples, grid, cdf, *, label="analytic CDF", ax=None):
+    """Empirical CDF of ``samples`` against an analytic CDF evaluated on ``grid``."""
+    fig, ax = _axes(ax)
+    sns.ecdfplot(x=np.asarray(samples), ax=ax, label="empirical CDF")
+    ax.plot(grid, cdf, ls="--", color="black", label=label)
+    ax.set_ylabel("Pr[R ≤ r]")
+    ax.legend()
+    return fig
+
+
+def geo_query_map(points, query, perturbed, true_index, released_index, *, ax=None):
+    """One GEO query drawn on the map: places, true and perturbed query, true and released neighbour."""
+    fig, ax = _axes(ax)
+    points = np.asarray(points)
+    ax.scatter(points[:, 0], points[:, 1], s=6, color="0.6", label="places", rasterized=True)
+    ax.scatter(*query, marker="*", s=220, color="black", label="true query", zorder=3)
+    ax.scatter(*perturbed, marker="X", s=120, color="C3", label="perturbed query (sent)", zorder=3)
+    ax.scatter(*points[true_index], s=90, facecolors="none", edgecolors="C0", lw=2,
+               label="true nearest neighbour", zorder=3)
+    ax.scatter(*points[released_index], s=160, facecolors="none", edgecolors="C3", lw=2,
+               label="GEO's answer", zorder=3)
+    ax.plot(*np.column_stack([query, perturbed]), color="C3", lw=1, ls=":")
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
+
+
+def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, **line_kwargs):
+    """Line plot of several named series (label -> y values) over a shared x."""
+    fig, ax = _axes(ax)
+    for label, y in series.items():
+        ax.plot(x, y, marker="o", ms=4, label=label, **line_kwargs)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return fig

@@ -1,0 +1,108 @@
+"""The notebooks as documents: clean stored outputs, conventions, profiles, re-runs."""
+
+import ast
+import json
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from dpnn import run as runner
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = runner.notebook_paths(ROOT)
+IDS = [p.stem for p in NOTEBOOKS]
+
+
+def test_there_are_notebooks():
+    assert {"00_index", "01_dp_primer", "03_geo_indistinguishability"} <= set(IDS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_stored_outputs_come_from_a_clean_run(path):
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert [c.execution_count for c in code] == list(range(1, len(code) + 1))
+    assert "widgets" not in nb.metadata
+    for cell in code:
+        assert not any(o.get("output_type") == "error" for o in cell.outputs), cell.source[:80]
+        assert all("papermill" not in cell.metadata for _ in [0])
+    assert nb.metadata.kernelspec.name == runner.KERNEL_NAME
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_follows_the_fixed_opening(path):
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].cell_type == "markdown" and nb.cells[0].source.startswith("# ")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert "parameters" in code[0].metadata.get("tags", []), "first code cell must be tagged parameters"
+    assert "use_style()" in code[1].source, "second code cell imports and applies the style"
+    assert any("NBVAL_CHECK_OUTPUT" in c.source for c in code), "needs a Results and checks cell"
+    # Parameters are annotated and never reassigned later (papermill injects after that cell).
+    tree = ast.parse(code[0].source)
+    names = [node.target.id for node in tree.body if isinstance(node, ast.AnnAssign)]
+    assert names and len(names) == len(tree.body), "parameters are written `name: type = value`"
+    for cell in code[1:]:
+        for node in ast.walk(ast.parse(cell.source)):
+            targets = node.targets if isinstance(node, ast.Assign) else (
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+            for target in targets:
+                assert not (isinstance(target, ast.Name) and target.id in names), (
+                    f"parameter {target.id} reassigned after the parameters cell")
+
+
+def test_profiles_name_only_declared_parameters_and_default_matches_the_cells():
+    profiles = runner.load_profiles(ROOT)
+    assert {"ci", "default", "thesis"} <= set(profiles)
+    for path in NOTEBOOKS:
+        defaults = runner.notebook_defaults(path)
+        for profile, notebooks in profiles.items():
+            unknown = set(notebooks.get(path.stem, {})) - set(defaults)
+            assert not unknown, f"{profile}/{path.stem} sets undeclared {unknown}"
+        for key, value in profiles["default"].get(path.stem, {}).items():
+            assert defaults[key] == value, f"default profile {path.stem}.{key} differs from the cell"
+
+
+def test_unknown_profile_is_a_clear_error():
+    with pytest.raises(runner.RunError, match=r"unknown profile 'nope'; valid profiles: \['ci', 'default'"):
+        runner.run("nope", [], {})
+
+
+def test_unknown_notebook_is_a_clear_error():
+    with pytest.raises(runner.RunError, match=r"unknown notebook\(s\) \['99_missing'\]; valid notebooks"):
+        runner.run("ci", ["99_missing"], {})
+
+
+def test_unknown_parameter_is_a_clear_error():
+    with pytest.raises(runner.RunError, match=r"unknown parameter\(s\) \['no_such'\]; valid parameters"):
+        runner.run("ci", ["01_dp_primer"], {"no_such": 1})
+
+
+def test_cli_reports_errors_with_exit_status_2(capsys):
+    assert runner.main(["--profile", "nope"]) == 2
+    assert "valid profiles" in capsys.readouterr().err
+
+
+def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("x: int = 1  # a parameter")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params,
+                nbformat.v4.new_code_cell("y = x + 1"), nbformat.v4.new_code_cell("1 / 0")]
+    nbformat.write(nb, tmp_path / "notebooks" / "50_broken.ipynb")
+    (tmp_path / "notebooks" / "profiles.yml").write_text("ci: {}\n")
+    monkeypatch.setenv("DPNN_ROOT", str(tmp_path))
+    with pytest.raises(runner.RunError, match=r"50_broken.ipynb failed in cell 3 .*ZeroDivisionError"):
+        runner.run("ci", [], {}, figures_dir=tmp_path / "figures")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_notebook_reruns_under_the_ci_profile(path, tmp_path):
+    """Papermill smoke test: every notebook re-runs with other parameters."""
+    executed = runner.run("ci", [path.stem], {}, output_dir=tmp_path, figures_dir=tmp_path / "figures")
+    nb = json.loads(executed[0].read_text())
+    ci_params = runner.load_profiles(ROOT)["ci"].get(path.stem, {})
+    defaults = runner.notebook_defaults(path)
+    if any(defaults[k] != v for k, v in ci_params.items()):
+        assert any("injected-parameters" in c["metadata"].get("tags", []) for c in nb["cells"])

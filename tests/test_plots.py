@@ -1,0 +1,50 @@
+"""dpnn.plots: saving, style, no global state."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+from dpnn import plots  # noqa: E402
+
+
+def test_save_writes_named_png_with_stable_bytes(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path))
+    digests = []
+    for _ in range(2):
+        fig = plots.output_histograms(np.arange(10.0), np.arange(10.0) + 1, bins=5)
+        path = plots.save(fig, "demo_histograms")
+        plt.close(fig)
+        digests.append(path.read_bytes())
+    assert path == tmp_path / "demo_histograms.png"
+    assert digests[0] == digests[1]
+
+
+@pytest.mark.parametrize("name", ["", "a/b", "x.png"])
+def test_save_rejects_bad_names(name):
+    fig, _ = plt.subplots()
+    with pytest.raises(ValueError, match="name must be a bare figure name"):
+        plots.save(fig, name)
+    plt.close(fig)
+
+
+def test_helpers_do_not_change_rcparams():
+    before = dict(matplotlib.rcParams)
+    figures = [
+        plots.selection_probabilities([0.1, 1, 10], np.full((3, 2), 0.5), ["a", "b"]),
+        plots.noise_cloud({"e": np.zeros((3, 2))}, (0, 0)),
+        plots.ecdf_against_cdf(np.arange(5.0), np.arange(5.0), np.linspace(0, 1, 5)),
+        plots.log_ratio_bins(np.arange(3), np.zeros(3), np.ones(3), 1.0),
+    ]
+    for fig in figures:
+        plt.close(fig)
+    assert dict(matplotlib.rcParams) == before
+
+
+def test_use_style_loads_the_packaged_style():
+    with matplotlib.rc_context():
+        plots.use_style()
+        assert matplotlib.rcParams["savefig.dpi"] == 150
