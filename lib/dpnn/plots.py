@@ -89,7 +89,7 @@ def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=Non
         ax.axhline(sign * epsilon, color="C3", ls="--", label="±ε (the guarantee)" if sign > 0 else None)
     ax.set_xlabel("output bin")
     ax.set_ylabel("log Pr[M(D) ∈ bin] / Pr[M(D') ∈ bin]")
-    ax.legend(loc="lower right")
+    ax.legend(loc="center right")
     return fig
 
 
@@ -118,7 +118,10 @@ def noise_cloud(clouds, origin, *, ax=None, s=2):
     ax.set_aspect("equal")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
-    ax.legend(markerscale=4)
+    legend = ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    for handle in legend.legend_handles[:-1]:  # enlarge the cloud dots, not the star
+        handle.set_sizes([30])
+        handle.set_alpha(1)
     return fig
 
 

@@ -58,6 +58,28 @@ def notebook_defaults(path: Path) -> dict:
     return {name: yaml.safe_load(info["default"]) for name, info in declared.items()}
 
 
+def catalog(root: Path | None = None) -> list[dict]:
+    """One row per notebook: its name, title, parameters and the figures it saves.
+
+    Figures are read from the ``plots.save(fig, "name")`` calls in the notebook's code.
+    """
+    import re
+
+    root = root or repository_root()
+    rows = []
+    for path in notebook_paths(root):
+        nb = nbformat.read(path, as_version=4)
+        title = nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if nb.cells else ""
+        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        rows.append({
+            "notebook": path.name,
+            "title": title,
+            "parameters": sorted(notebook_defaults(path)),
+            "figures": re.findall(r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", code),
+        })
+    return rows
+
+
 def figures_dir_for(root: Path, profile: str) -> Path:
     if profile == "default":
         return root / "figures"

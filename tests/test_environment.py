@@ -1,0 +1,29 @@
+"""environment.yml states the same pins as constraints.txt, which make installs."""
+
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_environment_yml_pins_match_constraints():
+    pins = {}
+    for line in (ROOT / "constraints.txt").read_text().splitlines():
+        if "==" in line and not line.startswith("#"):
+            name, version = line.split("==")
+            pins[name.strip().lower()] = version.strip()
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    stated = {}
+    for entry in environment["dependencies"]:
+        if isinstance(entry, dict):
+            for spec in entry["pip"]:
+                if "==" in spec:
+                    name, version = spec.split("==")
+                    stated[name.lower()] = version
+        elif "=" in entry and not entry.startswith("python"):
+            name, version = entry.split("=")
+            stated[name.lower()] = version
+    assert stated, "environment.yml pins nothing"
+    mismatched = {k: (v, pins.get(k)) for k, v in stated.items() if pins.get(k) != v}
+    assert not mismatched, f"environment.yml differs from constraints.txt: {mismatched}"
