@@ -86,6 +86,7 @@ def test_cli_reports_errors_with_exit_status_2(capsys):
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
     (tmp_path / "notebooks").mkdir()
     nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": runner.KERNEL_NAME, "display_name": "dpnn", "language": "python"}
     params = nbformat.v4.new_code_cell("x: int = 1  # a parameter")
     params.metadata["tags"] = ["parameters"]
     nb.cells = [nbformat.v4.new_markdown_cell("# t"), params,
