@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy.spatial import cKDTree
 
-from dpnn.baselines import geo_nearest_neighbors, perturb_location
+from dpnn.baselines import geo_nn, perturb_location
 from dpnn.data import uniform_points
 
 
@@ -28,7 +28,7 @@ def test_uniform_points_rejects_bad_input(kwargs, name):
 def test_geo_with_huge_epsilon_is_the_exact_nearest_neighbour(dimension):
     points = uniform_points(500, dimension, 1, high=1000.0)
     queries = uniform_points(200, dimension, 2, high=1000.0)
-    found = geo_nearest_neighbors(points, queries, 1e9, 0, k=3)
+    found = geo_nn(points, queries, 1e9, 3, 0)
     exact = cKDTree(points.reshape(500, -1)).query(queries.reshape(200, -1), k=3)[1]
     np.testing.assert_array_equal(found, exact)
 
@@ -36,7 +36,7 @@ def test_geo_with_huge_epsilon_is_the_exact_nearest_neighbour(dimension):
 def test_geo_with_tiny_epsilon_is_far_from_exact():
     points = uniform_points(500, 2, 1, high=1000.0)
     queries = uniform_points(400, 2, 2, high=1000.0)
-    found = geo_nearest_neighbors(points, queries, 1e-4, 0)[:, 0]
+    found = geo_nn(points, queries, 1e-4, 1, 0)[:, 0]
     exact = cKDTree(points).query(queries)[1]
     assert np.mean(found == exact) < 0.05  # noise radius ~ 2e4 >> the 1000-wide domain
 
@@ -51,8 +51,8 @@ def test_perturb_location_dispatches_by_dimension():
 def test_geo_rejects_bad_input():
     points = np.zeros((4, 2))
     with pytest.raises(ValueError, match="k must be between 1 and len"):
-        geo_nearest_neighbors(points, np.zeros((1, 2)), 1.0, 0, k=5)
+        geo_nn(points, np.zeros((1, 2)), 1.0, 5, 0)
     with pytest.raises(ValueError, match="queries must have the dimension"):
-        geo_nearest_neighbors(points, np.zeros((1, 3)), 1.0, 0)
+        geo_nn(points, np.zeros((1, 3)), 1.0, 1, 0)
     with pytest.raises(ValueError, match="epsilon"):
-        geo_nearest_neighbors(points, np.zeros((1, 2)), 0.0, 0)
+        geo_nn(points, np.zeros((1, 2)), 0.0, 1, 0)

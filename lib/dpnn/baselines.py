@@ -8,7 +8,7 @@ from scipy.spatial import cKDTree
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
 from dpnn.mechanisms import laplace_ball, planar_laplace
 
-__all__ = ["perturb_location", "geo_nearest_neighbors"]
+__all__ = ["perturb_location", "geo_nn"]
 
 
 def perturb_location(queries, epsilon, rng):
@@ -28,7 +28,7 @@ def perturb_location(queries, epsilon, rng):
     return laplace_ball(queries, epsilon, rng)
 
 
-def geo_nearest_neighbors(points, queries, epsilon, rng, k=1):
+def geo_nn(points, queries, epsilon, k, rng):
     """GEO: the k nearest neighbours in ``points`` of each geo-indistinguishable query.
 
     The client perturbs each query with :func:`perturb_location` and the server
