@@ -154,11 +154,11 @@ def geo_query_map(points, query, perturbed, true_index, released_index, *, ax=No
     return fig
 
 
-def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, **line_kwargs):
+def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, marker="o", **line_kwargs):
     """Line plot of several named series (label -> y values) over a shared x."""
     fig, ax = _axes(ax)
     for label, y in series.items():
-        ax.plot(x, y, marker="o", ms=4, label=label, **line_kwargs)
+        ax.plot(x, y, marker=marker, ms=4, label=label, **line_kwargs)
     if logx:
         ax.set_xscale("log")
     if logy:
