@@ -3,6 +3,7 @@
 Modules, one idea each:
 
 - :mod:`dpnn.mechanisms`: Laplace, exponential, randomized response, planar and d-dimensional Laplace, Gaussian;
+- :mod:`dpnn.accounting`: composition bounds, PLD accounting, the Accountant ledger;
 - :mod:`dpnn.audit`: empirical privacy-loss estimates from samples (used by tests and notebooks);
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets;
