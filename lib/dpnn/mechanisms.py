@@ -19,6 +19,7 @@ __all__ = [
     "laplace",
     "exponential",
     "exponential_probabilities",
+    "exponential_binary",
     "randomized_response",
     "keep_probability",
     "planar_laplace",
@@ -93,6 +94,33 @@ def exponential(utilities, epsilon, sensitivity, rng):
     noisy = scores + rng.gumbel(size=scores.shape)
     choice = np.argmax(noisy, axis=-1)
     return int(choice) if scores.ndim == 1 else choice.astype(np.intp)
+
+
+def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
+    """The exponential mechanism over two candidates, as 0 (left) or 1 (right) per row.
+
+    Exactly :func:`exponential` on ``column_stack([utility_left, utility_right])``:
+    ``Pr[right] = e^{a u_R} / (e^{a u_L} + e^{a u_R}) = expit(a (u_R - u_L))`` with
+    ``a = epsilon / (2 sensitivity)``, drawn with one uniform number per row (the
+    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`.
+    """
+    left = finite_array(utility_left, "utility_left", ndim=(1,))
+    right = finite_array(utility_right, "utility_right", ndim=(1,))
+    if left.shape != right.shape:
+        raise ValueError(f"utility_left and utility_right must have equal shapes, got {left.shape} and {right.shape}")
+    epsilon = positive_finite(epsilon, "epsilon")
+    sensitivity = positive_finite(sensitivity, "sensitivity")
+    scale = epsilon / (2.0 * sensitivity)
+    if not np.isfinite(scale):
+        raise ValueError(f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * {sensitivity!r})")
+    return _binary_turns(left, right, scale, generator(rng))
+
+
+def _binary_turns(left, right, scale, rng):
+    """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner loop)."""
+    with np.errstate(over="ignore"):
+        probability_right = expit(scale * (right - left))
+    return rng.random(left.shape) < probability_right
 
 
 def keep_probability(epsilon):

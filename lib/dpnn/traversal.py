@@ -1,0 +1,311 @@
+"""DP tree traversal, DP-TT (thesis §5, Alg. 11-18), vectorized over a batch of queries.
+
+The server walks its leaf-only k-d tree (Alg. 10); at every inner node the
+client answers "left or right" through the exponential mechanism (Alg. 12)
+with one of two utilities:
+
+- ``"dis"`` (Alg. 13): the left child's utility is the query's distance to the
+  *right* child and vice versa, so the closer child is favoured; the caller
+  bounds the sensitivity. By the triangle inequality the utilities of two
+  queries x, x' differ by at most ``||x - x'||``, so one step is
+  ``epsilon``-DP for queries within distance ``sensitivity`` of each other,
+  i.e. ``(epsilon / sensitivity)``-geo-indistinguishable.
+- ``"cmp"`` (Alg. 14): utility 1 for the child on the query's side of the
+  split, 0 for the other, sensitivity 1. Two outcomes, utilities {0, 1}: the
+  step *is* randomized response keeping the correct turn with probability
+  ``e^{epsilon/2} / (1 + e^{epsilon/2})``, so it is ``epsilon/2``-LDP for any
+  two queries (and ``epsilon``-range-bounded; notebook 02).
+
+Variants (§5.4): ``basic`` (Alg. 11); ``parallel`` (P, Alg. 15: ``splits`` data-
+independent splits at the top, then a traversal in each subtree); ``early`` (E,
+Alg. 16: stop ``splits`` levels above the leaves and release the whole
+subtree); ``greedy`` (GS, Alg. 17: at every decision also start a non-splitting
+traversal in the subtree not chosen); and ``neighborhood = B`` (N, Alg. 18:
+release the B true nearest neighbours of every leaf found, the leaf included;
+post-processing), combinable with any variant (GS-N).
+
+All threads of all queries advance one tree level per step, so a batch of a
+million queries costs one vectorized exponential-mechanism draw per level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.spatial import cKDTree
+
+from dpnn._validation import finite_array, generator, positive_finite
+from dpnn.accounting import Accountant
+from dpnn.mechanisms import _binary_turns
+from dpnn.trees import KDTree
+
+__all__ = ["DPTTResult", "dptt", "dptt_reference", "em_calls_formula", "VARIANTS", "UTILITIES"]
+
+VARIANTS = ("basic", "parallel", "early", "greedy")
+UTILITIES = ("dis", "cmp")
+
+
+@dataclass(frozen=True)
+class DPTTResult:
+    """What one DP-TT run released and what it cost, per query.
+
+    ``indices[offsets[i]:offsets[i + 1]]`` are the points released to query i.
+    """
+
+    indices: np.ndarray
+    offsets: np.ndarray
+    em_calls: np.ndarray  # exponential-mechanism calls made for each query
+    sent: np.ndarray  # node values the server sent to the client for each query
+    epsilons: np.ndarray  # worst-case per-step budgets any query may spend, one entry per call
+    accountant: Accountant  # charged with those steps; compose with accountant.epsilon(delta, method)
+
+    @property
+    def released(self) -> list:
+        """One int array of indices into ``tree.points`` per query."""
+        return np.split(self.indices, self.offsets[1:-1])
+
+    @property
+    def released_counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def _schedule(tree: KDTree, epsilon) -> np.ndarray:
+    """Per-level budgets: a scalar for every level or an array of length tree height."""
+    if np.ndim(epsilon) == 0:
+        return np.full(max(tree.tree_height, 1), positive_finite(epsilon, "epsilon"))
+    schedule = finite_array(epsilon, "epsilon", ndim=(1,))
+    if len(schedule) != tree.tree_height or np.any(schedule <= 0):
+        raise ValueError(f"epsilon must be a number > 0 or an array of {tree.tree_height} numbers > 0 "
+                         f"(one per tree level), got {len(schedule)} values")
+    return schedule
+
+
+def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
+    if not isinstance(tree, KDTree) or not tree.leaf_only:
+        raise ValueError("tree must be a leaf-only KDTree (dpnn.trees.build_tree(points, leaf_only=True))")
+    q = finite_array(queries, "queries", ndim=(1, 2))
+    q = q.reshape(-1, 1) if q.ndim == 1 else q
+    if q.shape[1] != tree.dimension:
+        raise ValueError(f"queries must have dimension {tree.dimension} like the tree, got shape {np.shape(queries)}")
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    if utility == "dis":
+        if sensitivity is None:
+            raise ValueError("sensitivity must be given for the DIS utility (a number > 0, e.g. 1e9)")
+        sensitivity = positive_finite(sensitivity, "sensitivity")
+    elif sensitivity not in (None, 1, 1.0):
+        raise ValueError(f"sensitivity of the CMP utility is 1; got {sensitivity!r}")
+    else:
+        sensitivity = 1.0
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if isinstance(splits, bool) or not isinstance(splits, (int, np.integer)):
+        raise ValueError(f"splits must be an integer, got {splits!r}")
+    if variant in ("parallel", "early"):
+        if not 1 <= splits <= tree.tree_height:
+            raise ValueError(f"splits must be between 1 and the tree height {tree.tree_height} "
+                             f"for variant {variant!r}, got {splits}")
+    elif splits != 0:
+        raise ValueError(f"splits must be 0 for variant {variant!r}, got {splits}")
+    if isinstance(neighborhood, bool) or not isinstance(neighborhood, (int, np.integer)) \
+            or not 0 <= neighborhood <= len(tree.points):
+        raise ValueError(f"neighborhood must be an integer between 0 and {len(tree.points)}, got {neighborhood!r}")
+    return q, sensitivity
+
+
+def em_calls_formula(variant: str, height: int, splits: int = 0) -> np.ndarray:
+    """Worst-case exponential-mechanism calls per tree level for one query (thesis §5.4).
+
+    On a complete tree of ``height`` levels the totals are ``height`` (basic),
+    ``(height - s) 2^s`` (P), ``height - s`` (E) and ``height (height + 1) / 2``
+    (GS); on other trees these are upper bounds, since no path is longer.
+    Returns the count at each depth 0 .. height-1.
+    """
+    depth = np.arange(height)
+    if variant == "basic":
+        return np.ones(height, dtype=np.int64)
+    if variant == "parallel":
+        return np.where(depth >= splits, 2**splits, 0).astype(np.int64)
+    if variant == "early":
+        return (depth < height - splits).astype(np.int64)
+    if variant == "greedy":
+        return depth + 1
+    raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+
+
+def _utilities(tree, q, owner, node, utility):
+    """(u_left, u_right) for threads of queries ``owner`` at inner ``node`` (Alg. 13 / 14)."""
+    if utility == "cmp":
+        go_left = q[owner, tree.axis[node]] < tree.split[node]
+        return go_left.astype(float), (~go_left).astype(float)
+    rows = q[owner]
+    left_value = tree.points[tree.point[tree.left[node]]]
+    right_value = tree.points[tree.point[tree.right[node]]]
+    # Inverted on purpose (Alg. 13): a child is as useful as the *other* child is far.
+    return np.linalg.norm(rows - right_value, axis=1), np.linalg.norm(rows - left_value, axis=1)
+
+
+def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant: str = "basic",
+         splits: int = 0, neighborhood: int = 0, rng=None) -> DPTTResult:
+    """Run DP-TT for every query in ``queries`` (shape (n,) on a 1-D tree, or (n, d)).
+
+    ``epsilon`` is the per-step budget each exponential-mechanism call
+    (EMQUERY) receives, or an array giving it per tree level. The result's
+    accountant is charged with the worst-case calls of the variant
+    (:func:`em_calls_formula`): ``"randomized_response"`` at ``epsilon/2``
+    per CMP step (its exact loss), ``"exponential"`` at ``epsilon`` per DIS
+    step (with respect to queries within ``sensitivity`` of each other).
+    """
+    q, sensitivity = _check(tree, queries, utility, sensitivity, variant, splits, neighborhood)
+    schedule = _schedule(tree, epsilon)
+    rng = generator(rng, "rng")
+    n_queries = len(q)
+    owner = np.arange(n_queries)
+    node = np.zeros(n_queries, dtype=np.intp)
+    splitting = np.full(n_queries, variant == "greedy")
+    if variant == "parallel":  # data-independent splits, no exponential mechanism (Alg. 15)
+        for _ in range(splits):
+            inner = tree.left[node] >= 0
+            owner = np.concatenate([owner[~inner], owner[inner], owner[inner]])
+            node = np.concatenate([node[~inner], tree.left[node[inner]], tree.right[node[inner]]])
+        splitting = np.zeros(len(node), dtype=bool)
+    starts = np.bincount(owner, minlength=n_queries)
+    em_calls = np.zeros(n_queries, dtype=np.int64)
+    stop_height = splits if variant == "early" else 0
+    finished_owner, finished_node = [], []
+    while node.size:
+        done = tree.height[node] <= stop_height  # a leaf, or E's stopping level (Alg. 16)
+        if np.any(done):
+            finished_owner.append(owner[done])
+            finished_node.append(node[done])
+            owner, node, splitting = owner[~done], node[~done], splitting[~done]
+            if not node.size:
+                break
+        level = tree.depth[node[0]]  # every live thread is at the same depth
+        u_left, u_right = _utilities(tree, q, owner, node, utility)
+        go_right = _binary_turns(u_left, u_right, schedule[level] / (2 * sensitivity), rng)
+        em_calls += np.bincount(owner, minlength=n_queries)
+        left, right = tree.left[node], tree.right[node]
+        chosen = np.where(go_right, right, left)
+        if variant == "greedy":  # Alg. 17: the splitting thread also walks the side not chosen
+            other = np.where(go_right, left, right)
+            owner = np.concatenate([owner, owner[splitting]])
+            chosen = np.concatenate([chosen, other[splitting]])
+            splitting = np.concatenate([splitting, np.zeros(splitting.sum(), dtype=bool)])
+        node = chosen
+
+    owner, node = np.concatenate(finished_owner), np.concatenate(finished_node)
+    indices, offsets, from_leaves = _release(tree, owner, node, n_queries, neighborhood)
+    leaf_threads = np.bincount(owner[tree.height[node] == 0], minlength=n_queries)
+    spawned = em_calls * 0 if variant != "greedy" else np.bincount(owner, minlength=n_queries) - 1
+    sent = starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
+    per_level = em_calls_formula(variant, tree.tree_height, splits)
+    epsilons = np.repeat(schedule[: tree.tree_height], per_level)
+    accountant = Accountant()
+    for level_epsilon, count in zip(schedule, per_level):
+        if count:
+            if utility == "cmp":
+                accountant.spend("randomized_response", level_epsilon / 2, int(count))
+            else:
+                accountant.spend("exponential", level_epsilon, int(count))
+    return DPTTResult(indices, offsets, em_calls, sent, epsilons, accountant)
+
+
+_NEIGHBOUR_INDEX: dict = {}
+
+
+def _neighbourhoods(tree, points, neighborhood):
+    """The ``neighborhood`` nearest data points of each of ``points`` (indices), itself first."""
+    key = (id(tree), len(tree.points))
+    if key not in _NEIGHBOUR_INDEX:  # one cKDTree per tree, reused across calls
+        _NEIGHBOUR_INDEX.clear()
+        _NEIGHBOUR_INDEX[key] = (tree, cKDTree(tree.points))
+    index = _NEIGHBOUR_INDEX[key][1]
+    unique, inverse = np.unique(points, return_inverse=True)
+    _, near = index.query(tree.points[unique], k=neighborhood, workers=-1)
+    return np.asarray(near).reshape(len(unique), neighborhood)[inverse]
+
+
+def _release(tree, owner, node, n_queries, neighborhood):
+    """Points released per query: each finished node's leaves, then neighbourhoods (deduplicated)."""
+    sizes = tree.hi[node] - tree.lo[node]
+    positions = np.repeat(tree.lo[node] - np.concatenate([[0], np.cumsum(sizes)[:-1]]), sizes) \
+        + np.arange(sizes.sum())
+    points = tree.order[positions]
+    who = np.repeat(owner, sizes)
+    key = who.astype(np.int64) * len(tree.points) + points
+    if neighborhood:
+        points = _neighbourhoods(tree, points, neighborhood).ravel()
+        who = np.repeat(who, neighborhood)
+        key = np.sort(who.astype(np.int64) * len(tree.points) + points)
+        key = key[np.concatenate([[True], key[1:] != key[:-1]])]  # neighbourhoods may overlap
+    else:
+        key = np.sort(key)  # finished subtrees of one query never overlap
+    who, points = key // len(tree.points), key % len(tree.points)
+    offsets = np.concatenate([[0], np.cumsum(np.bincount(who, minlength=n_queries))])
+    return points.astype(np.intp), offsets, sizes
+
+
+def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivity=None,
+                   variant: str = "basic", splits: int = 0, neighborhood: int = 0, rng=None):
+    """One query, written straight from Algorithms 11-18 with a Python loop: the slow reference.
+
+    Returns ``(released point indices (sorted, unique), em_calls)``. Used to check
+    :func:`dptt` and as the baseline of ``benchmarks/bench_dptt.py``.
+    """
+    q, sensitivity = _check(tree, np.atleast_1d(query).reshape(1, -1), utility, sensitivity,
+                            variant, splits, neighborhood)
+    q = q[0]
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng, "rng")
+    calls = [0]
+
+    def em_query(p):  # Alg. 12 with the utility of Alg. 13 or 14
+        left, right = tree.left[p], tree.right[p]
+        if utility == "cmp":
+            true_answer = not q[tree.axis[p]] < tree.split[p]
+            left_u, right_u = (0.0, 1.0) if true_answer else (1.0, 0.0)
+        else:
+            left_u = float(np.linalg.norm(q - tree.points[tree.point[right]]))
+            right_u = float(np.linalg.norm(q - tree.points[tree.point[left]]))
+        top = max(left_u, right_u)  # shifting both exponents by the max changes nothing but overflow
+        left_prob = np.exp(epsilon * (left_u - top) / (2 * sensitivity))
+        right_prob = np.exp(epsilon * (right_u - top) / (2 * sensitivity))
+        calls[0] += 1
+        return 0 if rng.random() < left_prob / (left_prob + right_prob) else 1
+
+    def leaves(p):
+        return list(tree.order[tree.lo[p]:tree.hi[p]])
+
+    def walk(p, stop_height=0):  # Alg. 11 (Alg. 16 when stop_height > 0)
+        while tree.height[p] > stop_height:
+            p = tree.right[p] if em_query(p) == 1 else tree.left[p]
+        return leaves(p)
+
+    def split_top(p, remaining):  # Alg. 15
+        if remaining == 0 or tree.left[p] < 0:
+            return walk(p)
+        return split_top(tree.left[p], remaining - 1) + split_top(tree.right[p], remaining - 1)
+
+    def greedy(p, continue_split):  # Alg. 17
+        while tree.left[p] >= 0:
+            turn = em_query(p)
+            chosen, other = (tree.right[p], tree.left[p]) if turn == 1 else (tree.left[p], tree.right[p])
+            if continue_split:
+                return greedy(chosen, True) + greedy(other, False)
+            p = chosen
+        return leaves(p)
+
+    if variant == "basic":
+        found = walk(0)
+    elif variant == "parallel":
+        found = split_top(0, splits)
+    elif variant == "early":
+        found = walk(0, splits)
+    else:
+        found = greedy(0, True)
+    if neighborhood:  # Alg. 18: the B true nearest neighbours of each found value
+        _, near = cKDTree(tree.points).query(tree.points[found], k=neighborhood)
+        found = list(np.asarray(near).ravel())
+    return np.unique(np.asarray(found, dtype=np.intp)), calls[0]

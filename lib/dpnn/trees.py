@@ -1,0 +1,244 @@
+"""Balanced k-d trees as flat numpy arrays (thesis §2.3-2.5, Alg. 3, 6 and 10).
+
+A tree over N points is built by median splits on a cycling discriminator
+(Bentley; balanced as in Friedman, Bentley and Finkel): a node covering the
+points ``order[lo:hi]`` sorts them on ``axis = depth mod d``, takes the element
+at ``median = lo + (hi - lo) // 2`` as its value (``P[floor(len/2)]`` in the
+thesis), and splits
+
+- ``leaf_only=True`` (Alg. 10, the tree DP-TT runs on): left ``[lo, median)``,
+  right ``[median, hi)``; every point sits in exactly one leaf and inner nodes
+  hold the medians as routing values;
+- ``leaf_only=False`` (Alg. 3, the classic tree): left ``[lo, median)``, right
+  ``[median + 1, hi)``; every node holds one point.
+
+Nodes are numbered in breadth-first order (0 is the root) and the tree is built
+level by level with one sort per level, never recursing over Python objects.
+The leaves of a leaf-only tree, read left to right, are ``order``; the leaves
+below any node are the contiguous block ``order[lo[node]:hi[node]]``.
+Invariant: every point in a node's left subtree has ``coordinate <= split`` on
+the node's axis and every point in the right subtree ``>= split``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpnn._validation import finite_array, positive_int
+
+__all__ = ["KDTree", "build_tree", "nearest_neighbors", "tree_neighbors"]
+
+
+@dataclass(frozen=True)
+class KDTree:
+    """A balanced k-d tree in flat arrays; node ``i`` is described by entry ``i`` of each."""
+
+    points: np.ndarray  # (N, d) the data, never reordered
+    order: np.ndarray  # permutation of point indices; a subtree's points are order[lo:hi]
+    point: np.ndarray  # index into points of the node's value (the median, or the leaf's point)
+    split: np.ndarray  # the node's value on its axis
+    axis: np.ndarray  # discriminator, depth mod d
+    left: np.ndarray  # child node or -1
+    right: np.ndarray  # child node or -1
+    lo: np.ndarray
+    hi: np.ndarray
+    depth: np.ndarray
+    height: np.ndarray  # levels below the node to its deepest leaf (0 for a leaf)
+    leaf_only: bool
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.split)
+
+    @property
+    def dimension(self) -> int:
+        return self.points.shape[1]
+
+    @property
+    def tree_height(self) -> int:
+        """Exponential-mechanism decisions on the longest root-to-leaf path (ceil(log2 N) for Alg. 10)."""
+        return int(self.height[0])
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return (self.left < 0) & (self.right < 0)
+
+    def leaf_of_point(self) -> np.ndarray:
+        """For a leaf-only tree: the leaf node holding each point."""
+        leaves = np.flatnonzero(self.is_leaf)
+        out = np.empty(len(self.points), dtype=np.intp)
+        out[self.point[leaves]] = leaves
+        return out
+
+
+def _as_points(points, name="points") -> np.ndarray:
+    array = finite_array(points, name, ndim=(1, 2))
+    return array.reshape(-1, 1) if array.ndim == 1 else array
+
+
+def build_tree(points, leaf_only: bool = True) -> KDTree:
+    """Build the balanced k-d tree of ``points`` (shape (N,) for a BST, or (N, d)).
+
+    O(N log N) per level with numpy sorts; no Python recursion. See the module
+    docstring for the layout and the split rule.
+    """
+    data = _as_points(points)
+    n, d = data.shape
+    order = np.arange(n)
+    # Rank of every point on every axis (ties broken by index): sorting a segment on
+    # an axis is then one integer sort of (segment, rank) keys for the whole level.
+    rank = np.empty((n, d), dtype=np.int64)
+    for a in range(d):
+        rank[np.argsort(data[:, a], kind="stable"), a] = np.arange(n)
+    # Per node (appended level by level): lo, hi, depth.
+    lo_all, hi_all, depth_all, parent_all, side_all = [np.array([0])], [np.array([n])], [np.array([0])], \
+        [np.array([-1])], [np.array([0])]
+    level_lo, level_hi, level_first, depth = np.array([0]), np.array([n]), 0, 0
+    split_parts, point_parts, axis_parts = [], [], []
+    node_count = 1
+    while level_lo.size:
+        axis = depth % d
+        sizes = level_hi - level_lo
+        # Sort every segment of this level on the axis: one lexsort over the covered positions.
+        active = sizes > 1
+        if np.any(active):
+            starts, stops = level_lo[active], level_hi[active]
+            positions = _ranges(starts, stops)
+            segment = np.repeat(np.arange(len(starts), dtype=np.int64), stops - starts)
+            members = order[positions]
+            order[positions] = members[np.argsort(segment * n + rank[members, axis])]
+        median = level_lo + sizes // 2
+        point_parts.append(order[np.minimum(median, level_hi - 1)])
+        split_parts.append(data[point_parts[-1], axis])
+        axis_parts.append(np.full(len(level_lo), axis))
+        # Children.
+        if leaf_only:
+            left_lo, left_hi, right_lo, right_hi = level_lo, median, median, level_hi
+            has_children = sizes > 1
+        else:
+            left_lo, left_hi, right_lo, right_hi = level_lo, median, median + 1, level_hi
+            has_children = sizes > 1
+        parent = level_first + np.arange(len(level_lo))
+        child_lo = np.concatenate([left_lo[has_children], right_lo[has_children]])
+        child_hi = np.concatenate([left_hi[has_children], right_hi[has_children]])
+        child_parent = np.concatenate([parent[has_children], parent[has_children]])
+        child_side = np.repeat([0, 1], has_children.sum())
+        keep = child_hi > child_lo  # classic trees can have an empty side
+        child_lo, child_hi, child_parent, child_side = (child_lo[keep], child_hi[keep],
+                                                        child_parent[keep], child_side[keep])
+        sort_children = np.lexsort((child_side, child_parent))  # breadth-first, left before right
+        child_lo, child_hi = child_lo[sort_children], child_hi[sort_children]
+        child_parent, child_side = child_parent[sort_children], child_side[sort_children]
+        level_first = node_count
+        node_count += len(child_lo)
+        depth += 1
+        if child_lo.size:
+            lo_all.append(child_lo)
+            hi_all.append(child_hi)
+            depth_all.append(np.full(len(child_lo), depth))
+            parent_all.append(child_parent)
+            side_all.append(child_side)
+        level_lo, level_hi = child_lo, child_hi
+
+    lo, hi = np.concatenate(lo_all), np.concatenate(hi_all)
+    depths, parents, sides = np.concatenate(depth_all), np.concatenate(parent_all), np.concatenate(side_all)
+    left = np.full(len(lo), -1, dtype=np.intp)
+    right = np.full(len(lo), -1, dtype=np.intp)
+    children = np.arange(1, len(lo))
+    left[parents[1:][sides[1:] == 0]] = children[sides[1:] == 0]
+    right[parents[1:][sides[1:] == 1]] = children[sides[1:] == 1]
+    height = np.zeros(len(lo), dtype=np.intp)
+    for node_depth in range(depths.max() - 1, -1, -1):  # bottom-up over levels, vectorized within
+        at = np.flatnonzero(depths == node_depth)
+        child_heights = np.maximum(np.where(left[at] >= 0, height[np.maximum(left[at], 0)], -1),
+                                   np.where(right[at] >= 0, height[np.maximum(right[at], 0)], -1))
+        height[at] = np.where(child_heights >= 0, child_heights + 1, 0)
+    return KDTree(points=data, order=order, point=np.concatenate(point_parts).astype(np.intp),
+                  split=np.concatenate(split_parts), axis=np.concatenate(axis_parts).astype(np.intp),
+                  left=left, right=right, lo=lo, hi=hi, depth=depths, height=height, leaf_only=leaf_only)
+
+
+def _ranges(starts, stops) -> np.ndarray:
+    """Concatenation of ``arange(a, b)`` for each pair, without a Python loop."""
+    lengths = stops - starts
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return np.arange(lengths.sum()) + offsets
+
+
+def nearest_neighbors(tree: KDTree, queries, k: int = 1):
+    """Exact k nearest neighbours by tree search with backtracking (thesis Alg. 6), batched.
+
+    Every query keeps a stack of nodes to visit with the squared distance from the
+    query to the splitting plane that bounds them; all queries advance together,
+    one node per step. A node is skipped when that bound is no better than the
+    query's current k-th best distance (Alg. 6 line 18). Returns ``(distances,
+    indices)`` of shape ``(n_queries, k)``, nearest first, indices into ``tree.points``.
+    Ties between equidistant points may be broken differently from cKDTree.
+    """
+    q = _as_points(queries, "queries")
+    if q.shape[1] != tree.dimension:
+        raise ValueError(f"queries must have dimension {tree.dimension} like the tree, got shape {np.shape(queries)}")
+    k = positive_int(k, "k")
+    if k > len(tree.points):
+        raise ValueError(f"k must be between 1 and the number of points ({len(tree.points)}), got {k}")
+    m = len(q)
+    best_d = np.full((m, k), np.inf)
+    best_i = np.full((m, k), -1, dtype=np.intp)
+    capacity = 2 * (tree.tree_height + 2)
+    stack_node = np.zeros((m, capacity), dtype=np.intp)
+    stack_bound = np.zeros((m, capacity))
+    top = np.ones(m, dtype=np.intp)  # the root, with bound 0, is on every stack
+    rows = np.arange(m)
+    while True:
+        live = np.flatnonzero(top > 0)
+        if live.size == 0:
+            break
+        top[live] -= 1
+        node = stack_node[live, top[live]]
+        bound = stack_bound[live, top[live]]
+        worth = bound < best_d[live, -1]
+        live, node = live[worth], node[worth]
+        # Every visited node's value is a data point (Alg. 6 CHOOSECLOSEST).
+        candidate = tree.point[node]
+        dist = np.sum((tree.points[candidate] - q[live]) ** 2, axis=1)
+        fresh = (dist < best_d[live, -1]) & ~np.any(best_i[live] == candidate[:, None], axis=1)
+        if np.any(fresh):
+            r = live[fresh]
+            best_d[r, -1], best_i[r, -1] = dist[fresh], candidate[fresh]
+            resort = np.argsort(best_d[r], axis=1, kind="stable")
+            best_d[r] = np.take_along_axis(best_d[r], resort, axis=1)
+            best_i[r] = np.take_along_axis(best_i[r], resort, axis=1)
+        inner = (tree.left[node] >= 0) | (tree.right[node] >= 0)
+        live, node = live[inner], node[inner]
+        gap = q[live, tree.axis[node]] - tree.split[node]
+        near = np.where(gap < 0, tree.left[node], tree.right[node])
+        far = np.where(gap < 0, tree.right[node], tree.left[node])
+        for child, child_bound in ((far, gap**2), (near, np.zeros(len(live)))):  # near on top
+            has = child >= 0
+            r = live[has]
+            stack_node[r, top[r]] = child[has]
+            stack_bound[r, top[r]] = child_bound[has]
+            top[r] += 1
+    del rows
+    return np.sqrt(best_d), best_i
+
+
+def tree_neighbors(tree: KDTree, leaf: int, radius: int) -> np.ndarray:
+    """Tree neighbours (thesis §2.3.2, §5.1.1): the points of the leaves within ``radius`` of ``leaf`` in tree order.
+
+    For a leaf-only tree, leaves read left to right are ``tree.order``; the
+    neighbours are the points at positions ``lo - radius .. lo + radius`` of that
+    order (clipped to the tree), the leaf itself included.
+    """
+    if not tree.leaf_only:
+        raise ValueError("tree must be leaf-only (build_tree(points, leaf_only=True)) for tree neighbours")
+    leaf = int(leaf)
+    if not (0 <= leaf < tree.n_nodes) or not tree.is_leaf[leaf]:
+        raise ValueError(f"leaf must be the index of a leaf node, got {leaf}")
+    radius = int(radius)
+    if radius < 0:
+        raise ValueError(f"radius must be an integer >= 0, got {radius}")
+    position = tree.lo[leaf]
+    return tree.order[max(0, position - radius): position + radius + 1]
