@@ -1,0 +1,206 @@
+"""dpnn.traversal: DP-TT against the deterministic descent, fair coins, the exact
+exponential-mechanism probabilities, the reference traversal, and §5.4's formulas.
+
+Statistical tests reject at ALPHA = 1e-3 (the false-failure rate of a correct
+implementation were the seed random); the seeds are fixed.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import expit
+
+from dpnn import accounting
+from dpnn.traversal import dptt, dptt_reference, em_calls_formula
+from dpnn.trees import build_tree
+
+ALPHA = 1e-3
+
+
+def descent_leaf(tree, query):
+    """The deterministic Alg. 11 descent: left iff query[axis] < split."""
+    node = 0
+    while tree.left[node] >= 0:
+        node = tree.left[node] if query[tree.axis[node]] < tree.split[node] else tree.right[node]
+    return tree.point[node]
+
+
+def path_from_leaf(tree, leaf_point):
+    """(node, went_right) along the root-to-leaf path that ends at a point's leaf."""
+    position = np.flatnonzero(tree.order == leaf_point)[0]
+    node, steps = 0, []
+    while tree.left[node] >= 0:
+        right = position >= tree.lo[tree.right[node]]
+        steps.append((node, right))
+        node = tree.right[node] if right else tree.left[node]
+    return steps
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_huge_epsilon_cmp_reaches_the_deterministic_leaf(d):
+    rng = np.random.default_rng(1)
+    points = rng.uniform(0, 1e9, size=(3000, d))
+    tree = build_tree(points[:, 0] if d == 1 else points)
+    queries = rng.uniform(0, 1e9, size=(5000, d))
+    result = dptt(tree, queries[:, 0] if d == 1 else queries, 1e6, "cmp", rng=2)
+    expected = [descent_leaf(tree, x) for x in queries]
+    np.testing.assert_array_equal(result.indices, expected)
+    assert np.all(result.released_counts == 1)
+
+
+def test_tiny_epsilon_turns_are_fair_coins():
+    tree = build_tree(np.random.default_rng(3).uniform(0, 1, size=(256, 2)))  # complete: 8 levels
+    runs = 40_000
+    result = dptt(tree, np.tile([0.1, 0.9], (runs, 1)), 1e-12, "cmp", rng=4)
+    leaf_position = np.argsort(tree.order)[result.indices]
+    # On a complete tree the leaf's position in tree order, in binary, is the sequence of turns.
+    for level in range(tree.tree_height):
+        right = (leaf_position >> (tree.tree_height - 1 - level)) & 1
+        assert stats.binomtest(int(right.sum()), runs, 0.5).pvalue > ALPHA / tree.tree_height
+    counts = np.bincount(leaf_position, minlength=256)
+    assert stats.chisquare(counts).pvalue > ALPHA
+
+
+def _turn_counts(tree, released_points):
+    counts = {}
+    for leaf in released_points:
+        for node, right in path_from_leaf(tree, leaf):
+            total, rights = counts.get(node, (0, 0))
+            counts[node] = (total + 1, rights + int(right))
+    return counts
+
+
+def _exact_right(tree, query, node, epsilon, sensitivity):
+    left_u = np.linalg.norm(query - tree.points[tree.point[tree.right[node]]])
+    right_u = np.linalg.norm(query - tree.points[tree.point[tree.left[node]]])
+    return expit(epsilon / (2 * sensitivity) * (right_u - left_u))
+
+
+def test_per_level_turn_frequencies_match_exact_probabilities_and_the_reference():
+    rng = np.random.default_rng(5)
+    points = rng.uniform(0, 100, size=(64, 2))
+    tree = build_tree(points)
+    query, epsilon, sensitivity = np.array([30.0, 60.0]), 1.0, 20.0
+    fast = dptt(tree, np.tile(query, (30_000, 1)), epsilon, "dis", sensitivity, rng=6).indices
+    slow = [dptt_reference(tree, query, epsilon, "dis", sensitivity, rng=np.random.default_rng(s))[0][0]
+            for s in range(3000)]
+    tested = 0
+    for released in (fast, slow):
+        counts = _turn_counts(tree, released)
+        for node, (total, rights) in counts.items():
+            if total >= 300:
+                p = _exact_right(tree, query, node, epsilon, sensitivity)
+                assert stats.binomtest(rights, total, p).pvalue > ALPHA / len(counts), (node, total, rights, p)
+                tested += 1
+    assert tested >= 8  # several levels were checked, not just the root
+    # The two implementations have the same law: compare their leaf distributions.
+    support = np.union1d(fast, slow)
+    table = np.array([[np.sum(fast == v) for v in support], [np.sum(np.asarray(slow) == v) for v in support]])
+    table = table[:, table.sum(axis=0) >= 20]
+    assert stats.chi2_contingency(table).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("variant, splits, calls, released", [
+    ("basic", 0, lambda h, s: h, lambda h, s: 1),
+    ("parallel", 3, lambda h, s: (h - s) * 2**s, lambda h, s: 2**s),
+    ("early", 4, lambda h, s: h - s, lambda h, s: 2**s),
+    ("greedy", 0, lambda h, s: h * (h + 1) // 2, lambda h, s: h + 1),
+])
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+def test_calls_and_released_values_follow_section_5_4_on_complete_trees(variant, splits, calls, released, utility):
+    n = 2**10
+    rng = np.random.default_rng(7)
+    tree = build_tree(rng.uniform(0, 1e9, size=(n, 2)))
+    h = int(math.log2(n))
+    result = dptt(tree, rng.uniform(0, 1e9, size=(500, 2)), 0.5, utility, 1e9 if utility == "dis" else None,
+                  variant=variant, splits=splits, rng=8)
+    assert np.all(result.em_calls == calls(h, splits))
+    assert np.all(result.released_counts == released(h, splits))
+    assert em_calls_formula(variant, h, splits).sum() == calls(h, splits)
+    assert result.accountant.compositions == calls(h, splits)
+    for x in rng.uniform(0, 1e9, size=(5, 2)):
+        found, made = dptt_reference(tree, x, 0.5, utility, 1e9 if utility == "dis" else None,
+                                     variant=variant, splits=splits, rng=9)
+        assert made == calls(h, splits) and len(found) == released(h, splits)
+
+
+def test_neighbourhoods_release_the_true_neighbours_of_the_found_leaf():
+    rng = np.random.default_rng(10)
+    points = rng.uniform(0, 1, size=(500, 2))
+    tree = build_tree(points)
+    result = dptt(tree, rng.uniform(0, 1, size=(50, 2)), 1e6, "cmp", neighborhood=7, rng=11)
+    plain = dptt(tree, rng.uniform(0, 1, size=(50, 2)), 1e6, "cmp", rng=11)
+    assert np.all(result.released_counts == 7) and np.all(plain.released_counts == 1)
+    leaf = dptt(tree, points[:1], 1e6, "cmp", rng=0).indices[0]
+    with_b = dptt(tree, points[:1], 1e6, "cmp", neighborhood=7, rng=0).indices
+    distances = np.linalg.norm(points - points[leaf], axis=1)
+    np.testing.assert_array_equal(np.sort(with_b), np.sort(np.argsort(distances)[:7]))
+
+
+def test_accountant_charges_cmp_exactly_and_dis_as_exponential():
+    tree = build_tree(np.arange(2.0**6))
+    cmp = dptt(tree, [3.0], 2.0, "cmp", rng=0).accountant
+    assert cmp.spends == {("randomized_response", 1.0): 6}
+    assert cmp.epsilon(1e-5, "br") == pytest.approx(accounting.br_composition([2.0] * 6, 1e-5))
+    dis = dptt(tree, [3.0], 2.0, "dis", 1e3, rng=0).accountant
+    assert dis.spends == {("exponential", 2.0): 6}
+    schedule = np.linspace(0.1, 0.6, 6)
+    per_level = dptt(tree, [3.0], schedule, "cmp", rng=0)
+    np.testing.assert_allclose(per_level.epsilons, schedule)
+
+
+def test_cmp_traversal_privacy_loss_is_height_times_half_epsilon():
+    """Empirical privacy: two queries on opposite sides of every split (the worst case).
+
+    Each CMP step is randomized response at epsilon/2, so the leaf released for
+    query -1 and for query 16 differ by at most exp(h epsilon / 2), attained at
+    the outermost leaves. The audit must not exceed that, and must exceed the
+    loss a traversal half as noisy would claim (the negative control)."""
+    from dpnn.audit import binned_loss
+    tree = build_tree(np.arange(16.0))
+    epsilon, n = 0.5, 400_000
+    claimed = tree.tree_height * epsilon / 2
+    counts = [np.bincount(dptt(tree, np.full(n, x), epsilon, "cmp", rng=seed).indices, minlength=16)
+              for x, seed in ((-1.0, 12), (16.0, 13))]
+    loss = binned_loss(*counts, false_alarm=ALPHA)
+    assert loss.lower_bound <= claimed
+    assert loss.lower_bound > claimed / 2
+    assert loss.estimate == pytest.approx(claimed, abs=5 * loss.standard_error.max())
+
+
+def test_same_seed_same_result():
+    tree = build_tree(np.random.default_rng(0).uniform(size=(300, 2)))
+    queries = np.random.default_rng(1).uniform(size=(100, 2))
+    a = dptt(tree, queries, 0.3, "dis", 0.5, variant="greedy", neighborhood=3, rng=5)
+    b = dptt(tree, queries, 0.3, "dis", 0.5, variant="greedy", neighborhood=3, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.offsets, b.offsets)
+
+
+def test_bad_input_is_named():
+    tree = build_tree(np.random.default_rng(0).uniform(size=(64, 2)))
+    q = np.zeros((2, 2))
+    with pytest.raises(ValueError, match="epsilon must be a finite real number > 0"):
+        dptt(tree, q, 0.0, "cmp", rng=0)
+    with pytest.raises(ValueError, match="epsilon must be a number > 0 or an array of 6"):
+        dptt(tree, q, np.ones(3), "cmp", rng=0)
+    with pytest.raises(ValueError, match="splits must be between 1 and the tree height 6"):
+        dptt(tree, q, 1.0, "cmp", variant="early", splits=7, rng=0)
+    with pytest.raises(ValueError, match="splits must be 0 for variant 'basic'"):
+        dptt(tree, q, 1.0, "cmp", splits=2, rng=0)
+    with pytest.raises(ValueError, match="neighborhood must be an integer between 0 and 64"):
+        dptt(tree, q, 1.0, "cmp", neighborhood=-1, rng=0)
+    with pytest.raises(ValueError, match="queries must have dimension 2"):
+        dptt(tree, np.zeros(5), 1.0, "cmp", rng=0)
+    with pytest.raises(ValueError, match="queries must contain only finite numbers"):
+        dptt(tree, np.array([[np.nan, 0.0]]), 1.0, "cmp", rng=0)
+    with pytest.raises(ValueError, match="sensitivity must be given for the DIS utility"):
+        dptt(tree, q, 1.0, "dis", rng=0)
+    with pytest.raises(ValueError, match="utility must be one of"):
+        dptt(tree, q, 1.0, "euclid", rng=0)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        dptt(tree, q, 1.0, "cmp", variant="backtrack", rng=0)
+    with pytest.raises(ValueError, match="tree must be a leaf-only KDTree"):
+        dptt(build_tree(np.arange(4.0), leaf_only=False), [1.0], 1.0, "cmp", rng=0)
