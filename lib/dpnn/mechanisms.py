@@ -120,7 +120,7 @@ def _binary_turns(left, right, scale, rng):
     """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner loop)."""
     with np.errstate(over="ignore"):
         probability_right = expit(scale * (right - left))
-    return rng.random(left.shape) < probability_right
+    return rng.random(probability_right.shape) < probability_right
 
 
 def keep_probability(epsilon):

@@ -134,16 +134,19 @@ def em_calls_formula(variant: str, height: int, splits: int = 0) -> np.ndarray:
     raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
 
 
-def _utilities(tree, q, owner, node, utility):
-    """(u_left, u_right) for threads of queries ``owner`` at inner ``node`` (Alg. 13 / 14)."""
-    if utility == "cmp":
-        go_left = q[owner, tree.axis[node]] < tree.split[node]
-        return go_left.astype(float), (~go_left).astype(float)
+def _utility_gap(tree, q, owner, node, utility):
+    """``u_right - u_left`` for threads of queries ``owner`` at inner ``node`` (Alg. 13 / 14).
+
+    With two candidates the exponential mechanism depends on the utilities only
+    through this difference: ``Pr[right] = expit(epsilon (u_R - u_L) / (2 sensitivity))``.
+    """
+    if utility == "cmp":  # u_left = 1 iff query[axis] < split, u_right = 1 - u_left
+        return np.where(q[owner, tree.axis[node]] < tree.split[node], -1.0, 1.0)
     rows = q[owner]
-    left_value = tree.points[tree.point[tree.left[node]]]
-    right_value = tree.points[tree.point[tree.right[node]]]
-    # Inverted on purpose (Alg. 13): a child is as useful as the *other* child is far.
-    return np.linalg.norm(rows - right_value, axis=1), np.linalg.norm(rows - left_value, axis=1)
+    # Alg. 13 inverts on purpose: u_left = distance to the right child, u_right = distance to the left.
+    to_left = np.linalg.norm(rows - tree.points[tree.point[tree.left[node]]], axis=1)
+    to_right = np.linalg.norm(rows - tree.points[tree.point[tree.right[node]]], axis=1)
+    return to_left - to_right
 
 
 def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant: str = "basic",
@@ -183,8 +186,8 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
             if not node.size:
                 break
         level = tree.depth[node[0]]  # every live thread is at the same depth
-        u_left, u_right = _utilities(tree, q, owner, node, utility)
-        go_right = _binary_turns(u_left, u_right, schedule[level] / (2 * sensitivity), rng)
+        gap = _utility_gap(tree, q, owner, node, utility)
+        go_right = _binary_turns(0.0, gap, schedule[level] / (2 * sensitivity), rng)
         em_calls += np.bincount(owner, minlength=n_queries)
         left, right = tree.left[node], tree.right[node]
         chosen = np.where(go_right, right, left)

@@ -1,0 +1,34 @@
+"""dpnn.metrics on hand-made answers."""
+
+import numpy as np
+import pytest
+
+from dpnn import metrics
+
+
+def test_raw_and_topk_accuracy_and_precision_recall():
+    released = [np.array([3, 7]), np.array([1]), np.array([], dtype=int), np.array([9, 2, 4])]
+    true_nn = np.array([7, 2, 0, 4])
+    true_knn = np.array([[7, 1], [2, 5], [0, 3], [4, 9]])
+    np.testing.assert_array_equal(metrics.raw_accuracy(released, true_nn), [1, 0, 0, 1])
+    np.testing.assert_array_equal(metrics.topk_accuracy(released, true_knn), [1, 0, 0, 1])
+    precision, recall = metrics.precision_recall(released, true_knn)
+    np.testing.assert_allclose(precision, [0.5, 0.0, 0.0, 2 / 3])
+    np.testing.assert_allclose(recall, [0.5, 0.0, 0.0, 1.0])
+
+
+def test_array_and_csr_forms_agree():
+    answers = np.array([[1, 2], [3, 4]])
+    indices, offsets = metrics.as_released(answers)
+    np.testing.assert_array_equal(offsets, [0, 2, 4])
+    np.testing.assert_array_equal(metrics.raw_accuracy(answers, [2, 0]), [1, 0])
+
+
+def test_fraction_sent_and_standard_error():
+    np.testing.assert_allclose(metrics.fraction_sent([21, 42], 1000), [0.021, 0.042])
+    assert metrics.standard_error([0, 1, 0, 1]) == pytest.approx(np.std([0, 1, 0, 1], ddof=1) / 2)
+
+
+def test_wrong_number_of_rows_is_an_error():
+    with pytest.raises(ValueError, match="targets must have one row per query"):
+        metrics.raw_accuracy([np.array([1])], [1, 2])
