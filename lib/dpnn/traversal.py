@@ -251,11 +251,15 @@ def _release(tree, owner, node, n_queries, neighborhood):
 
 
 def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivity=None,
-                   variant: str = "basic", splits: int = 0, neighborhood: int = 0, rng=None):
+                   variant: str = "basic", splits: int = 0, neighborhood: int = 0, rng=None,
+                   trace: list | None = None):
     """One query, written straight from Algorithms 11-18 with a Python loop: the slow reference.
 
     Returns ``(released point indices (sorted, unique), em_calls)``. Used to check
-    :func:`dptt` and as the baseline of ``benchmarks/bench_dptt.py``.
+    :func:`dptt` and as the baseline of ``benchmarks/bench_dptt.py``. If ``trace``
+    is a list, every step is appended to it as a dict: ``{"node", "action"}`` with
+    action ``"em"`` (plus the utilities, the probability of turning right and the
+    bit the client sent), ``"split"`` (a data-independent split) or ``"finish"``.
     """
     q, sensitivity = _check(tree, np.atleast_1d(query).reshape(1, -1), utility, sensitivity,
                             variant, splits, neighborhood)
@@ -276,9 +280,16 @@ def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivit
         left_prob = np.exp(epsilon * (left_u - top) / (2 * sensitivity))
         right_prob = np.exp(epsilon * (right_u - top) / (2 * sensitivity))
         calls[0] += 1
-        return 0 if rng.random() < left_prob / (left_prob + right_prob) else 1
+        bit = 0 if rng.random() < left_prob / (left_prob + right_prob) else 1
+        if trace is not None:
+            trace.append({"node": int(p), "action": "em", "depth": int(tree.depth[p]),
+                          "left_utility": left_u, "right_utility": right_u,
+                          "p_right": right_prob / (left_prob + right_prob), "bit": bit})
+        return bit
 
     def leaves(p):
+        if trace is not None:
+            trace.append({"node": int(p), "action": "finish", "depth": int(tree.depth[p])})
         return list(tree.order[tree.lo[p]:tree.hi[p]])
 
     def walk(p, stop_height=0):  # Alg. 11 (Alg. 16 when stop_height > 0)
@@ -289,6 +300,8 @@ def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivit
     def split_top(p, remaining):  # Alg. 15
         if remaining == 0 or tree.left[p] < 0:
             return walk(p)
+        if trace is not None:
+            trace.append({"node": int(p), "action": "split", "depth": int(tree.depth[p])})
         return split_top(tree.left[p], remaining - 1) + split_top(tree.right[p], remaining - 1)
 
     def greedy(p, continue_split):  # Alg. 17
