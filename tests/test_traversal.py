@@ -13,7 +13,7 @@ from scipy import stats
 from scipy.special import expit
 
 from dpnn import accounting
-from dpnn.traversal import dptt, dptt_reference, em_calls_formula
+from dpnn.traversal import dptt, dptt_reference, em_calls_formula, parse_variant
 from dpnn.trees import build_tree
 
 ALPHA = 1e-3
@@ -204,3 +204,14 @@ def test_bad_input_is_named():
         dptt(tree, q, 1.0, "cmp", variant="backtrack", rng=0)
     with pytest.raises(ValueError, match="tree must be a leaf-only KDTree"):
         dptt(build_tree(np.arange(4.0), leaf_only=False), [1.0], 1.0, "cmp", rng=0)
+
+
+def test_parse_variant_names_of_the_thesis():
+    assert parse_variant("basic") == {"variant": "basic", "splits": 0, "neighborhood": 0}
+    assert parse_variant("P4") == {"variant": "parallel", "splits": 4, "neighborhood": 0}
+    assert parse_variant("E8") == {"variant": "early", "splits": 8, "neighborhood": 0}
+    assert parse_variant("GS") == {"variant": "greedy", "splits": 0, "neighborhood": 0}
+    assert parse_variant("N20") == {"variant": "basic", "splits": 0, "neighborhood": 20}
+    assert parse_variant("GS-N20") == {"variant": "greedy", "splits": 0, "neighborhood": 20}
+    with pytest.raises(ValueError, match="name must be basic, P<s>, E<s>, GS, N<B> or GS-N<B>"):
+        parse_variant("X3")

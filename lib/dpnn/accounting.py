@@ -231,7 +231,17 @@ def _pld(events):
     return reduce(lambda a, b: a.compose(b), parts)
 
 
-def pld_epsilon(events, delta) -> float:
+def _homogeneous_pure(events):
+    """(epsilon0, k) if every event is randomized response or pure DP with one epsilon0 > 0, else None."""
+    counted = _check_events(events)
+    kinds = {kind for kind, _ in counted}
+    parameters = {p for _, p in counted}
+    if kinds <= {"randomized_response", "pure"} and len(parameters) == 1 and next(iter(parameters)) > 0:
+        return next(iter(parameters)), sum(counted.values())
+    return None
+
+
+def pld_epsilon(events, delta, numerical: bool = False) -> float:
     """Tight epsilon at ``delta`` of the composition of ``events``, by privacy loss distributions.
 
     ``events`` is a list of ``(kind, parameter)``: ``("randomized_response", eps)``
@@ -241,15 +251,37 @@ def pld_epsilon(events, delta) -> float:
     through its worst case). Computed with ``dp_accounting`` (Koskela et al.;
     Doroshenko et al. 2022) with pessimistic rounding: an upper bound within
     discretization error of the exact value.
+
+    k randomized-response or pure steps with one epsilon are computed exactly by
+    :func:`optimal_pure_composition_epsilon` instead (the same value, without
+    discretization, and without ``dp_accounting``'s overflow once the composed
+    loss passes about 709); ``numerical=True`` forces ``dp_accounting``. If
+    ``dp_accounting`` overflows on another mix, the basic-composition sum is
+    returned, which is then within the discretization error of exact.
     """
     delta = probability_open(delta, "delta")
+    homogeneous = None if numerical else _homogeneous_pure(events)
+    if homogeneous:
+        return optimal_pure_composition_epsilon(homogeneous[0], homogeneous[1], delta)
     distribution = _pld(events)
-    return 0.0 if distribution is None else float(distribution.get_epsilon_for_delta(delta))
+    if distribution is None:
+        return 0.0
+    with np.errstate(over="ignore"):
+        epsilon = float(distribution.get_epsilon_for_delta(delta))
+    if not math.isfinite(epsilon):
+        counted = _check_events(events)
+        if any(kind == "gaussian" for kind, _ in counted):
+            raise ValueError("events compose beyond what dp_accounting can represent (epsilon overflow)")
+        return float(sum(p * n for (_, p), n in counted.items()))
+    return epsilon
 
 
-def pld_delta(events, epsilon) -> float:
+def pld_delta(events, epsilon, numerical: bool = False) -> float:
     """Tight delta at ``epsilon`` of the composition of ``events`` (see :func:`pld_epsilon`)."""
     epsilon = nonnegative_finite(epsilon, "epsilon")
+    homogeneous = None if numerical else _homogeneous_pure(events)
+    if homogeneous:
+        return optimal_pure_composition_delta(homogeneous[0], homogeneous[1], epsilon)
     distribution = _pld(events)
     return 0.0 if distribution is None else float(distribution.get_delta_for_epsilon(epsilon))
 

@@ -31,6 +31,7 @@ __all__ = [
     "tree_diagram",
     "accuracy_curves",
     "protocol_sequence",
+    "labelled_scatter",
 ]
 
 _STYLE = "dpnn.mplstyle"
@@ -277,4 +278,17 @@ def protocol_sequence(messages, *, ax=None, title=None):
     ax.set_axis_off()
     if title:
         ax.set_title(title)
+    return fig
+
+
+def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scatter_kwargs):
+    """Points with a text label each (e.g. one DP-TT variant per point)."""
+    fig, ax = _axes(ax)
+    ax.scatter(x, y, **scatter_kwargs)
+    for xi, yi, label in zip(x, y, labels):
+        ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+    if logx:
+        ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     return fig

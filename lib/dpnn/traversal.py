@@ -40,7 +40,7 @@ from dpnn.accounting import Accountant
 from dpnn.mechanisms import _binary_turns
 from dpnn.trees import KDTree
 
-__all__ = ["DPTTResult", "dptt", "dptt_reference", "em_calls_formula", "VARIANTS", "UTILITIES"]
+__all__ = ["DPTTResult", "dptt", "dptt_reference", "em_calls_formula", "parse_variant", "VARIANTS", "UTILITIES"]
 
 VARIANTS = ("basic", "parallel", "early", "greedy")
 UTILITIES = ("dis", "cmp")
@@ -112,6 +112,30 @@ def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
             or not 0 <= neighborhood <= len(tree.points):
         raise ValueError(f"neighborhood must be an integer between 0 and {len(tree.points)}, got {neighborhood!r}")
     return q, sensitivity
+
+
+def parse_variant(name: str) -> dict:
+    """The thesis's variant names as ``dptt`` keywords: ``"basic"``, ``"P4"``, ``"E8"``, ``"GS"``, ``"N20"``, ``"GS-N20"``.
+
+    ``parse_variant("GS-N20") == {"variant": "greedy", "splits": 0, "neighborhood": 20}``.
+    """
+    import re
+
+    match = re.fullmatch(r"(basic|P(\d+)|E(\d+)|GS|N(\d+)|GS-N(\d+))", str(name))
+    if not match:
+        raise ValueError(f"name must be basic, P<s>, E<s>, GS, N<B> or GS-N<B> (thesis §5.4), got {name!r}")
+    _, p, e, n, gsn = match.groups()
+    if p:
+        return {"variant": "parallel", "splits": int(p), "neighborhood": 0}
+    if e:
+        return {"variant": "early", "splits": int(e), "neighborhood": 0}
+    if name == "GS":
+        return {"variant": "greedy", "splits": 0, "neighborhood": 0}
+    if n:
+        return {"variant": "basic", "splits": 0, "neighborhood": int(n)}
+    if gsn:
+        return {"variant": "greedy", "splits": 0, "neighborhood": int(gsn)}
+    return {"variant": "basic", "splits": 0, "neighborhood": 0}
 
 
 def em_calls_formula(variant: str, height: int, splits: int = 0) -> np.ndarray:
