@@ -5,6 +5,9 @@ Modules, one idea each:
 - :mod:`dpnn.mechanisms`: Laplace, exponential, randomized response, planar and d-dimensional Laplace, Gaussian;
 - :mod:`dpnn.accounting`: composition bounds, PLD accounting, the Accountant ledger;
 - :mod:`dpnn.audit`: empirical privacy-loss estimates from samples (used by tests and notebooks);
+- :mod:`dpnn.trees`: balanced k-d trees as flat arrays, NN search with backtracking;
+- :mod:`dpnn.traversal`: DP-TT and its variants;
+- :mod:`dpnn.metrics`: accuracy and communication of released answers;
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets;
 - :mod:`dpnn.plots`: the figure style and helpers;
