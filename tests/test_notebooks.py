@@ -107,3 +107,10 @@ def test_notebook_reruns_under_the_ci_profile(path, tmp_path):
     defaults = runner.notebook_defaults(path)
     if any(defaults[k] != v for k, v in ci_params.items()):
         assert any("injected-parameters" in c["metadata"].get("tags", []) for c in nb["cells"])
+
+
+def test_command_line_values_are_read_as_numbers():
+    assert runner.parse_value("1e3") == 1000.0
+    assert runner.parse_value("[1e9, 1e3]") == [1e9, 1000.0]
+    assert runner.parse_value("0.5") == 0.5 and runner.parse_value("cmp") == "cmp"
+    assert runner.parse_value("true") is True

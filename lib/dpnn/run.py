@@ -39,11 +39,28 @@ def repository_root() -> Path:
     return root
 
 
+def _numbers(value):
+    """YAML 1.1 reads ``1e3`` as a string; read such strings as the numbers they are."""
+    if isinstance(value, list):
+        return [_numbers(v) for v in value]
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def parse_value(text: str):
+    """A parameter value given on the command line: YAML (``0.5``, ``[1, 2]``, ``true``), numbers as numbers."""
+    return _numbers(yaml.safe_load(text))
+
+
 def load_profiles(root: Path) -> dict:
     """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles.yml``."""
     with open(root / "notebooks" / "profiles.yml") as handle:
         profiles = yaml.safe_load(handle) or {}
-    return {name: {nb: dict(params or {}) for nb, params in (nbs or {}).items()}
+    return {name: {nb: {k: _numbers(v) for k, v in (params or {}).items()} for nb, params in (nbs or {}).items()}
             for name, nbs in profiles.items()}
 
 
@@ -55,7 +72,7 @@ def notebook_paths(root: Path) -> list[Path]:
 def notebook_defaults(path: Path) -> dict:
     """The parameters a notebook declares in its ``parameters`` cell, with their defaults."""
     declared = papermill.inspect_notebook(str(path))
-    return {name: yaml.safe_load(info["default"]) for name, info in declared.items()}
+    return {name: parse_value(info["default"]) for name, info in declared.items()}
 
 
 def catalog(root: Path | None = None) -> list[dict]:
@@ -181,7 +198,7 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
 
 
 def _parse_overrides(pairs) -> dict:
-    return {key: yaml.safe_load(value) for key, value in (pairs or [])}
+    return {key: parse_value(value) for key, value in (pairs or [])}
 
 
 def main(argv=None) -> int:
