@@ -32,6 +32,7 @@ __all__ = [
     "accuracy_curves",
     "protocol_sequence",
     "labelled_scatter",
+    "variant_panels",
 ]
 
 _STYLE = "dpnn.mplstyle"
@@ -291,4 +292,46 @@ def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scat
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    return fig
+
+
+def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", invert_x=False, logx=True,
+                   suptitle=None, geo_table=None, geo_x=None, geo_xlabel=None, by="variant"):
+    """Thesis-style figure: (a) raw and (b) top-5 accuracy against ``x``, one curve per variant.
+
+    ``table`` has columns ``by`` (default ``variant``), ``x``, ``raw``, ``raw_se``, ``top5``,
+    ``top5_se`` (and ``geo_*`` when ``geo``: dashed, same colour). With
+    ``geo_table`` GEO is drawn against its own x (``geo_x``) on a top axis, as
+    in thesis Fig. 6.17.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, metric, name in zip(axes, ("raw", "top5"), ("(a) raw accuracy", "(b) top-5 accuracy")):
+        for i, variant in enumerate(variants):
+            part = table[table[by] == variant].sort_values(x)
+            if part.empty:
+                continue
+            ax.errorbar(part[x], part[metric], yerr=part[f"{metric}_se"], color=f"C{i}", marker="o", ms=3,
+                        capsize=2, label=f"{label} {variant}")
+            if geo and f"geo_{metric}" in part:
+                ax.errorbar(part[x], part[f"geo_{metric}"], yerr=part[f"geo_{metric}_se"], color=f"C{i}",
+                            ls="--", marker="s", ms=3, capsize=2, label=f"GEO ({variant} rule)")
+        if logx:
+            ax.set_xscale("log")
+        if invert_x:
+            ax.invert_xaxis()
+        ax.set(xlabel=xlabel, ylabel=name.split(" ", 1)[1], title=name, ylim=(-0.02, 1.02))
+        if geo_table is not None:
+            top = ax.twiny()
+            top.errorbar(geo_table[geo_x], geo_table[f"geo_{metric}"], yerr=geo_table[f"geo_{metric}_se"],
+                         color="black", ls="--", marker="s", ms=3, capsize=2, label="GEO (top axis)")
+            top.set_xscale("log")
+            top.set_xlabel(geo_xlabel)
+            top.grid(False)
+            handles, labels = ax.get_legend_handles_labels()
+            top_handles, top_labels = top.get_legend_handles_labels()
+            ax.legend(handles + top_handles, labels + top_labels, fontsize="x-small", loc="best")
+        else:
+            ax.legend(fontsize="x-small", loc="best")
+    if suptitle:
+        fig.suptitle(suptitle)
     return fig

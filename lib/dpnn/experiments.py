@@ -1,0 +1,163 @@
+"""The thesis's evaluation (§6) as a grid of experiments run in parallel, seeded and cached.
+
+A *grid point* is a dict: ``dataset`` (``"uniform"``, ``"gaussian"``, a key of
+``dpnn.data.GEONAMES_REGIONS``, or ``"checkins:<path>:<box>"``), ``n`` and ``d``
+(synthetic only), ``utility`` (``"dis"`` / ``"cmp"``), ``variant`` (a thesis name:
+``basic``, ``P4``, ``E8``, ``GS``, ``N20``, ``GS-N20``), ``epsilon`` (per step),
+``sensitivity`` (DIS) and ``n_queries``. :func:`evaluate` runs DP-TT and GEO on
+the same queries and returns one row; :func:`run_grid` runs a list of points
+with joblib, caches rows on disk keyed by the parameters, and seeds every point
+from ``(seed, its parameters)`` so results never depend on ``n_jobs``.
+
+GEO is run by the thesis's fairness rules (§6.2): once with one neighbour
+(basic); as many independent times as DP-TT releases values (P, GS); once,
+releasing as many nearest neighbours as DP-TT releases values (E, N); as many
+times as GS releases leaves, each with the neighbourhood (GS-N). Its privacy
+level per unit of distance is ``epsilon* / sensitivity`` with ``epsilon*`` the
+DP-TT composition by Theorem 2.13 at delta = 1/N (§6.1), split evenly over its
+runs so that both methods spend the same total budget.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zlib
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+
+from dpnn import data, metrics
+from dpnn.accounting import br_composition
+from dpnn.baselines import geo_nn
+from dpnn.traversal import dptt, parse_variant
+from dpnn.trees import build_tree
+
+__all__ = ["grid", "evaluate", "run_grid", "geo_plan", "geo_sweep", "default_cache_dir"]
+
+DEFAULTS = {"dataset": "uniform", "n": 100_000, "d": 1, "utility": "dis", "variant": "basic",
+            "epsilon": 1.0, "sensitivity": 1e9, "n_queries": 1000}
+
+
+def grid(**axes) -> list[dict]:
+    """All combinations of the given values (lists are axes, scalars are fixed), over :data:`DEFAULTS`."""
+    names = list(axes)
+    values = [v if isinstance(v, (list, tuple)) else [v] for v in axes.values()]
+    return [{**DEFAULTS, **dict(zip(names, combo))} for combo in itertools.product(*values)]
+
+
+def _point_seed(point: dict, seed: int) -> np.random.SeedSequence:
+    key = repr(sorted((k, str(v)) for k, v in point.items())).encode()
+    return np.random.SeedSequence([int(seed), zlib.crc32(key)])
+
+
+@lru_cache(maxsize=4)
+def _database(dataset: str, n: int, d: int, seed: int):
+    """The points and their leaf-only tree (cached per process: shared by every grid point)."""
+    rng = np.random.default_rng(np.random.SeedSequence([int(seed), zlib.crc32(f"{dataset}/{n}/{d}".encode())]))
+    if dataset == "uniform":
+        points = data.uniform_points(n, d, rng)
+    elif dataset == "gaussian":
+        points = data.gaussian_points(n, d, rng)
+    elif dataset in data.GEONAMES_REGIONS:
+        points = data.real_dataset(dataset)
+    elif dataset.startswith("checkins:"):
+        _, path, box = dataset.split(":", 2)
+        points = data.load_checkins(path, box)
+    else:
+        raise ValueError(f"dataset must be uniform, gaussian, {sorted(data.GEONAMES_REGIONS)} or "
+                         f"checkins:<path>:<box>, got {dataset!r}")
+    return points, build_tree(points), cKDTree(points.reshape(len(points), -1))
+
+
+def _queries(dataset, points, n_queries, rng):
+    """Synthetic data: queries from the data's own law. Real data: uniform in the bounding box."""
+    d = 1 if points.ndim == 1 else points.shape[1]
+    if dataset == "uniform":
+        return data.uniform_points(n_queries, d, rng)
+    if dataset == "gaussian":
+        return data.gaussian_points(n_queries, d, rng)
+    low, high = points.min(axis=0), points.max(axis=0)
+    return rng.uniform(low, high, size=(n_queries, d))
+
+
+def geo_plan(variant: str, tree_height: int) -> tuple[int, int]:
+    """(GEO runs, neighbours released per run) for a DP-TT variant, by the rules of §6.2."""
+    spec = parse_variant(variant)
+    leaves = {"basic": 1, "parallel": 2 ** spec["splits"], "early": 1, "greedy": tree_height + 1}[spec["variant"]]
+    per_run = 2 ** spec["splits"] if spec["variant"] == "early" else 1
+    return leaves, max(per_run, spec["neighborhood"], 1)
+
+
+def evaluate(point: dict, seed: int = 0) -> dict:
+    """One grid point: DP-TT and (for DIS) GEO on the same queries; one row of results."""
+    point = {**DEFAULTS, **point}
+    rng = np.random.default_rng(_point_seed(point, seed))
+    points, tree, index = _database(point["dataset"], int(point["n"]), int(point["d"]), seed)
+    n = len(points)
+    queries = _queries(point["dataset"], points, int(point["n_queries"]), rng)
+    truth = index.query(queries.reshape(len(queries), -1), k=min(5, n))[1].reshape(len(queries), -1)
+    spec = parse_variant(point["variant"])
+    if spec["splits"] > tree.tree_height:
+        raise ValueError(f"variant {point['variant']} splits more than the tree height {tree.tree_height}")
+    sensitivity = float(point["sensitivity"]) if point["utility"] == "dis" else None
+    result = dptt(tree, queries, float(point["epsilon"]), point["utility"], sensitivity, rng=rng, **spec)
+    delta = 1 / n
+    raw, top5 = metrics.raw_accuracy(result, truth[:, 0]), metrics.topk_accuracy(result, truth)
+    row = {**point, "N": n, "tree_height": tree.tree_height, "raw": raw.mean(), "raw_se": metrics.standard_error(raw),
+           "top5": top5.mean(), "top5_se": metrics.standard_error(top5),
+           "released": result.released_counts.mean(), "em_calls": result.em_calls.mean(),
+           "sent_fraction": metrics.fraction_sent(result.sent, n).mean(),
+           "epsilon_br": result.accountant.epsilon(delta, "br"),
+           "epsilon_pld": result.accountant.epsilon(delta, "pld")}
+    if point["utility"] == "dis":
+        runs, k = geo_plan(point["variant"], tree.tree_height)
+        epsilon_geo = row["epsilon_br"] / runs / float(point["sensitivity"])
+        answers = geo_nn(points, np.repeat(queries, runs, axis=0), epsilon_geo, min(k, n), rng)
+        answers = answers.reshape(len(queries), runs * min(k, n))
+        geo_raw, geo_top5 = metrics.raw_accuracy(answers, truth[:, 0]), metrics.topk_accuracy(answers, truth)
+        row.update({"geo_runs": runs, "geo_k": k, "geo_epsilon": epsilon_geo, "geo_released": runs * min(k, n),
+                    "geo_raw": geo_raw.mean(), "geo_raw_se": metrics.standard_error(geo_raw),
+                    "geo_top5": geo_top5.mean(), "geo_top5_se": metrics.standard_error(geo_top5)})
+    return row
+
+
+def geo_sweep(dataset, n, d, epsilon_star, sensitivities, n_queries, seed=0) -> pd.DataFrame:
+    """GEO alone at level ``epsilon_star`` per radius ``sensitivity`` (thesis Fig. 6.17's top axis)."""
+    points, _, index = _database(dataset, int(n), int(d), seed)
+    rows = []
+    for sensitivity in sensitivities:
+        rng = np.random.default_rng(_point_seed({"geo": dataset, "n": n, "d": d, "s": sensitivity,
+                                                 "e": epsilon_star}, seed))
+        queries = _queries(dataset, points, int(n_queries), rng)
+        truth = index.query(queries.reshape(len(queries), -1), k=5)[1]
+        answers = geo_nn(points, queries, epsilon_star / sensitivity, 1, rng)
+        raw, top5 = metrics.raw_accuracy(answers, truth[:, 0]), metrics.topk_accuracy(answers, truth)
+        rows.append({"dataset": dataset, "N": len(points), "d": d, "sensitivity": sensitivity,
+                     "geo_epsilon": epsilon_star / sensitivity, "geo_raw": raw.mean(),
+                     "geo_raw_se": metrics.standard_error(raw), "geo_top5": top5.mean(),
+                     "geo_top5_se": metrics.standard_error(top5)})
+    return pd.DataFrame(rows)
+
+
+def default_cache_dir():
+    """``build/cache`` of the checkout: where notebooks cache grid results."""
+    from pathlib import Path
+
+    return Path(__file__).resolve().parents[2] / "build" / "cache"
+
+
+def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True) -> pd.DataFrame:
+    """Evaluate every grid point in parallel (joblib) with a progress bar; cached on disk if ``cache_dir``.
+
+    Each point is seeded from ``(seed, its parameters)``, so the table is the
+    same for any ``n_jobs`` and any order, and a cached row equals a fresh one.
+    """
+    from joblib import Memory, Parallel, delayed
+    from tqdm.auto import tqdm
+
+    function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
+    iterator = tqdm(points, desc="grid points", disable=not progress)
+    rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed) for p in iterator)
+    return pd.DataFrame(rows)
