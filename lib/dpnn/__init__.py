@@ -8,6 +8,7 @@ Modules, one idea each:
 - :mod:`dpnn.trees`: balanced k-d trees as flat arrays, NN search with backtracking;
 - :mod:`dpnn.traversal`: DP-TT and its variants;
 - :mod:`dpnn.metrics`: accuracy and communication of released answers;
+- :mod:`dpnn.experiments`: the thesis's evaluation as parallel, seeded, cached grids;
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets;
 - :mod:`dpnn.plots`: the figure style and helpers;

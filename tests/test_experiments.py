@@ -1,0 +1,102 @@
+"""dpnn.experiments and the real-data loaders: determinism, caching, fairness rules."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpnn import data, experiments
+from dpnn.traversal import parse_variant
+
+SMALL = {"dataset": "uniform", "n": 600, "n_queries": 60}
+
+
+def small_grid():
+    return experiments.grid(**SMALL, d=[1, 2], utility=["dis", "cmp"], variant=["basic", "E2", "GS-N3"],
+                            epsilon=[1.0, 5.0], sensitivity=1e7)
+
+
+def test_results_do_not_depend_on_n_jobs_or_order():
+    points = small_grid()
+    one = experiments.run_grid(points, seed=3, n_jobs=1, progress=False)
+    two = experiments.run_grid(points[::-1], seed=3, n_jobs=2, progress=False)[::-1].reset_index(drop=True)
+    pd.testing.assert_frame_equal(one, two)
+
+
+def test_cached_and_fresh_results_are_identical(tmp_path):
+    points = small_grid()[:6]
+    fresh = experiments.run_grid(points, seed=4, n_jobs=1, progress=False)
+    first = experiments.run_grid(points, seed=4, n_jobs=1, cache_dir=tmp_path, progress=False)
+    cached = experiments.run_grid(points, seed=4, n_jobs=1, cache_dir=tmp_path, progress=False)
+    assert any(tmp_path.rglob("*.pkl")), "the cache must be written"
+    pd.testing.assert_frame_equal(fresh, first)
+    pd.testing.assert_frame_equal(first, cached)
+
+
+def test_a_different_seed_gives_different_queries():
+    a = experiments.evaluate({**SMALL, "variant": "basic", "utility": "cmp", "epsilon": 3.0}, seed=1)
+    b = experiments.evaluate({**SMALL, "variant": "basic", "utility": "cmp", "epsilon": 3.0}, seed=2)
+    assert a["raw"] != b["raw"] or a["top5"] != b["top5"]
+
+
+@pytest.mark.parametrize("variant", ["basic", "P2", "E3", "GS", "N4", "GS-N4"])
+def test_geo_releases_as_many_values_as_dp_tt(variant):
+    # Fairness rules of §6.2 on a complete tree (2^7 points), where DP-TT's counts are exact.
+    row = experiments.evaluate({"dataset": "uniform", "n": 128, "d": 2, "utility": "dis", "variant": variant,
+                                "epsilon": 1e6, "sensitivity": 1.0, "n_queries": 40}, seed=0)
+    spec = parse_variant(variant)
+    if spec["neighborhood"] and spec["variant"] == "greedy":
+        assert row["geo_released"] == (row["tree_height"] + 1) * spec["neighborhood"] >= row["released"]
+    else:
+        assert row["geo_released"] == row["released"]
+    runs, per_run = experiments.geo_plan(variant, row["tree_height"])
+    assert runs * per_run == row["geo_released"]
+
+
+def test_geo_budget_is_split_over_its_runs():
+    row = experiments.evaluate({"dataset": "uniform", "n": 128, "d": 2, "utility": "dis", "variant": "P2",
+                                "epsilon": 0.5, "sensitivity": 100.0, "n_queries": 10}, seed=0)
+    assert row["geo_epsilon"] == pytest.approx(row["epsilon_br"] / 4 / 100.0)
+
+
+def test_bad_dataset_is_named():
+    with pytest.raises(ValueError, match="dataset must be uniform, gaussian"):
+        experiments.evaluate({"dataset": "mars", "n": 10}, seed=0)
+
+
+def test_load_checkins_cuts_the_box_and_quantizes(tmp_path):
+    path = tmp_path / "checkins.txt"
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(300):
+        lat, lon = rng.uniform(37.55, 37.78), rng.uniform(-122.51, -122.38)
+        lines.append(f"{i % 7}\t2010-10-19T23:55:27Z\t{lat}\t{lon}\t{i}")
+    lines.append("1\t2010-10-19T23:55:27Z\t30.3\t-97.7\t999")  # Austin: outside the SF box
+    path.write_text("\n".join(lines) + "\n")
+    points = data.load_checkins(path, "sf")
+    assert points.shape[1] == 2 and 250 <= len(points) <= 300
+    assert points.min() >= 0 and points[:, 0].max() < 13_000 and points[:, 1].max() < 26_000  # metres
+    austin = data.load_checkins(path, "austin")
+    assert len(austin) == 1
+
+
+def test_load_checkins_rejects_malformed_lines(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_text("1\t2010\t37.6\n")
+    with pytest.raises(ValueError, match="line 1: expected 5 tab-separated fields"):
+        data.load_checkins(path, "sf")
+    with pytest.raises(ValueError, match="box must be one of"):
+        data.load_checkins(path, "paris")
+
+
+def test_quantize_keeps_cell_centres():
+    points = np.array([[0.0, 0.0], [0.1, 0.1], [10.0, 2.0]])
+    centres = data.quantize_to_grid(points, cells=(10, 2))
+    np.testing.assert_allclose(centres, [[0.5, 0.5], [9.5, 1.5]])
+
+
+def test_real_regions_are_offline_and_in_metres():
+    points = data.real_dataset("switzerland")
+    assert 1000 < len(points) < 2000
+    assert 200_000 < points[:, 0].max() < 400_000  # Switzerland is about 350 km wide
+    with pytest.raises(ValueError, match="name must be one of"):
+        data.geonames_region("atlantis")
