@@ -10,18 +10,16 @@ the basic run (build and basic DP-TT) and again at the end.
 
 from __future__ import annotations
 
-import json
 import platform
 import resource
 import time
-from pathlib import Path
 
 import numpy as np
 
+from _results import report
 from dpnn.traversal import dptt, dptt_reference
 from dpnn.trees import build_tree
 
-RESULTS = Path(__file__).with_name("results") / "dptt.json"
 
 
 def best(call, repeats=3):
@@ -60,11 +58,7 @@ def main() -> dict:
         "peak_rss_build_and_basic_mb": peak_basic,
         "peak_rss_with_gs_n20_1e5_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    for key, value in results.items():
-        print(f"{key:32s} {value if isinstance(value, str) else f'{value:,.4g}'}")
-    return results
+    return report("dptt", results)
 
 
 if __name__ == "__main__":

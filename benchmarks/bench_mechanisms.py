@@ -7,16 +7,14 @@ the ratio measured in the same run is reported.
 
 from __future__ import annotations
 
-import json
 import platform
 import time
-from pathlib import Path
 
 import numpy as np
 
+from _results import report
 from dpnn import mechanisms
 
-RESULTS = Path(__file__).with_name("results") / "mechanisms.json"
 
 
 def best_time(call, repeats: int = 5) -> float:
@@ -57,11 +55,7 @@ def main() -> dict:
     results["exponential_2e4_rows_vectorized_s"] = vectorized
     results["exponential_2e4_rows_python_loop_s"] = loop
     results["exponential_speedup_vs_loop"] = loop / vectorized
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
-    for key, value in results.items():
-        print(f"{key:45s} {value if isinstance(value, str) else f'{value:.4g}'}")
-    return results
+    return report("mechanisms", results)
 
 
 if __name__ == "__main__":

@@ -13,18 +13,23 @@ __all__ = ["uniform_points", "gaussian_points", "project_to_metres", "quantize_t
 THESIS_DOMAIN = (0.0, 1e9)
 
 
+def _box_arguments(n, dimension, rng, low, high):
+    """Validated (n, dimension, [low, high], generator) of the synthetic generators."""
+    n = positive_int(n, "n")
+    dimension = positive_int(dimension, "dimension")
+    bounds = finite_array([low, high], "low, high")
+    if not bounds[0] < bounds[1]:
+        raise ValueError(f"low must be < high, got low={low!r}, high={high!r}")
+    return n, dimension, bounds, generator(rng)
+
+
 def uniform_points(n, dimension, rng, low=THESIS_DOMAIN[0], high=THESIS_DOMAIN[1]):
     """``n`` points uniform on ``[low, high]^dimension`` (thesis §6.1 synthetic data).
 
     Returns shape ``(n,)`` for ``dimension == 1`` (the BST setting) and
     ``(n, dimension)`` otherwise.
     """
-    n = positive_int(n, "n")
-    dimension = positive_int(dimension, "dimension")
-    bounds = finite_array([low, high], "low, high")
-    if not bounds[0] < bounds[1]:
-        raise ValueError(f"low must be < high, got low={low!r}, high={high!r}")
-    rng = generator(rng)
+    n, dimension, bounds, rng = _box_arguments(n, dimension, rng, low, high)
     points = rng.uniform(bounds[0], bounds[1], size=(n, dimension))
     return points[:, 0] if dimension == 1 else points
 
@@ -36,12 +41,7 @@ def gaussian_points(n, dimension, rng, low=THESIS_DOMAIN[0], high=THESIS_DOMAIN[
     billion normal distribution" (§6.1); this is the normal reading of that
     sentence, offered as an alternative to :func:`uniform_points`.
     """
-    n = positive_int(n, "n")
-    dimension = positive_int(dimension, "dimension")
-    bounds = finite_array([low, high], "low, high")
-    if not bounds[0] < bounds[1]:
-        raise ValueError(f"low must be < high, got low={low!r}, high={high!r}")
-    rng = generator(rng)
+    n, dimension, bounds, rng = _box_arguments(n, dimension, rng, low, high)
     centre, scale = bounds.mean(), (bounds[1] - bounds[0]) / 6
     points = np.clip(rng.normal(centre, scale, size=(n, dimension)), bounds[0], bounds[1])
     return points[:, 0] if dimension == 1 else points
