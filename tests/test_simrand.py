@@ -410,3 +410,30 @@ X = np.ones((3, 4))
 def test_bad_inputs_raise_value_error(call, name):
     with pytest.raises(ValueError, match=name):
         call()
+
+
+def test_simulate_hamming_is_binomial_with_flipped_rate():
+    # mean of 50,000 Binomial(k, P) draws within 3.29 SE (false-failure rate 1e-3)
+    rng = np.random.default_rng(17)
+    k, theta, epsilon, big_k, trials = 40, 0.8, 2.0, 5, 50_000
+    h = s.simulate_hamming(theta, k, epsilon, big_k, trials, rng, chunk=7000)
+    big_p = s.flipped_difference_probability(theta, s.flip_probability(epsilon, big_k))
+    assert h.shape == (trials,)
+    assert abs(h.mean() - k * big_p) < stats.norm.isf(FALSE_ALARM / 2) * math.sqrt(k * big_p * (1 - big_p) / trials)
+
+
+def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from dpnn import plots
+
+    before = dict(matplotlib.rcParams)
+    fig = plots.theory_vs_simulation([1, 2, 3], {"a": [1, 2, 3]}, {"a": [1.1, 2, 2.9]},
+                                     errors={"a": [0.1, 0.1, 0.1]}, xlabel="x", ylabel="y")
+    assert isinstance(fig, matplotlib.figure.Figure)
+    fig2 = plots.recall_panels([1, 2], {"p1": {"m": [0.1, 0.2]}, "p2": {"m": [0.3, 0.4]}},
+                               xlabel="eps", ncols=3)
+    assert len([ax for ax in fig2.axes if ax.axison]) == 2
+    assert dict(matplotlib.rcParams) == before
+    plt.close("all")

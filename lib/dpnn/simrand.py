@@ -60,6 +60,7 @@ __all__ = [
     "debiased_angle",
     "debiased_angle_std",
     "chebyshev_radius",
+    "simulate_hamming",
     "exact_output_log_probabilities",
     "exact_delta",
     "gaussian_sigma_classical",
@@ -316,6 +317,36 @@ def chebyshev_radius(theta, k, p, failure, both_flipped: bool = False):
     """t with ``Pr[|theta_hat - theta| >= t] <= failure`` by Chebyshev: ``std / sqrt(failure)``."""
     failure = probability_open(failure, "failure")
     return debiased_angle_std(theta, k, p, both_flipped) / math.sqrt(failure)
+
+
+def simulate_hamming(theta, k, epsilon, sensitivity, trials, rng, both_flipped: bool = False,
+                     chunk: int = 2000) -> np.ndarray:
+    """Differing bits between SimRand's release of u and the hash of v, ``trials`` independent runs.
+
+    u and v are unit vectors at angle theta in the plane (only the span of u and
+    v matters to SimHash, so d = 2 loses no generality). Each run draws a fresh
+    k x 2 projection, hashes both, flips u's bits (and v's if ``both_flipped``)
+    with :func:`flip_bits`, and counts the differing bits. Vectorized in chunks.
+    """
+    k = positive_int(k, "k")
+    trials = positive_int(trials, "trials")
+    chunk = positive_int(chunk, "chunk")
+    theta = float(theta)
+    if not 0 <= theta <= np.pi:
+        raise ValueError(f"theta must lie in [0, pi], got {theta!r}")
+    rng = generator(rng)
+    u = np.array([1.0, 0.0])
+    v = np.array([math.cos(theta), math.sin(theta)])
+    out = np.empty(trials, dtype=np.int64)
+    for start in range(0, trials, chunk):
+        m = min(chunk, trials - start)
+        r = rng.standard_normal((m, k, 2))
+        zu = flip_bits((r @ u) >= 0, epsilon, sensitivity, rng)
+        zv = (r @ v) >= 0
+        if both_flipped:
+            zv = flip_bits(zv, epsilon, sensitivity, rng)
+        out[start:start + m] = np.sum(zu != zv, axis=1)
+    return out
 
 
 def exact_output_log_probabilities(bits, p) -> np.ndarray:
