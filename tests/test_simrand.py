@@ -437,3 +437,17 @@ def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
     assert len([ax for ax in fig2.axes if ax.axison]) == 2
     assert dict(matplotlib.rcParams) == before
     plt.close("all")
+
+
+def test_recall_table_shape_and_extremes():
+    x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
+    table = s.recall_table(x, [0.01, np.pi / 2], [2048], [1e-3, 1e6], n_queries=20, n_neighbours=5,
+                           repeats=2, delta=1e-5, rng=1)
+    assert len(table) == 2 * 2 * 2
+    assert set(table.method) == {"SimRand", "Gaussian RP"}
+    assert table.recall.between(0, 1).all() and (table.se >= 0).all()
+    # epsilon = 1e6, alpha = 0.01: almost no noise, and 2048 projected dimensions distort little
+    best = table[(table.method == "Gaussian RP") & (table.epsilon == 1e6) & (table["alpha/pi"] < 0.1)]
+    assert best.recall.iloc[0] > 0.9
+    with pytest.raises(ValueError, match="n_queries"):
+        s.recall_table(x, [0.1], [8], [1.0], n_queries=118, n_neighbours=5, repeats=1, delta=1e-5, rng=0)

@@ -74,6 +74,7 @@ __all__ = [
     "knn_euclidean",
     "exact_knn_angular",
     "recall_at",
+    "recall_table",
     "clustered_vectors",
     "load_vectors",
 ]
@@ -595,6 +596,43 @@ def recall_at(found, truth) -> np.ndarray:
         raise ValueError(f"found and truth must have one row per query, got {found.shape} and {truth.shape}")
     hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1)
     return hits / truth.shape[1]
+
+
+def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats, delta, rng):
+    """Recall@n_neighbours of SimRand and the Gaussian baseline over a grid: a pandas DataFrame.
+
+    The rows of ``data`` are shuffled; the first ``n_queries`` become queries
+    (hashed or projected exactly), the rest are released, ``repeats`` times per
+    (alpha, k, epsilon) and method. Columns: alpha/pi, k, epsilon, method,
+    recall (mean over queries and repeats), se (its standard error, treating
+    the ``n_queries * repeats`` per-query recalls as independent).
+    """
+    import pandas as pd
+
+    data = _rows(data, "data")
+    n_queries = positive_int(n_queries, "n_queries")
+    repeats = positive_int(repeats, "repeats")
+    if n_queries + n_neighbours > data.shape[0]:
+        raise ValueError(f"n_queries + n_neighbours must be at most the {data.shape[0]} rows of data")
+    rng = generator(rng)
+    order = rng.permutation(data.shape[0])
+    queries, database = data[order[:n_queries]], data[order[n_queries:]]
+    truth = exact_knn_angular(database, queries, n_neighbours)
+    rows = []
+    for alpha in alphas:
+        for k in ks:
+            for epsilon in epsilons:
+                per_query = {"SimRand": [], "Gaussian RP": []}
+                for _ in range(repeats):
+                    sim = simrand(database, k, epsilon, delta, alpha, rng)
+                    per_query["SimRand"].append(recall_at(knn_hamming(sim, queries, n_neighbours, rng), truth))
+                    gau = gaussian_projection(database, k, epsilon, delta, alpha, rng)
+                    per_query["Gaussian RP"].append(recall_at(knn_euclidean(gau, queries, n_neighbours), truth))
+                for method, values in per_query.items():
+                    values = np.concatenate(values)
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
+                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+    return pd.DataFrame(rows)
 
 
 # --- Data --------------------------------------------------------------------------------------
