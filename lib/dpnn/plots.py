@@ -299,11 +299,13 @@ def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scat
 # --- simrand figures -------------------------------------------------------------------------
 
 def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel, logx=False,
-                         logy=False, ax=None):
+                         logy=False, legend=None, ax=None):
     """Analytic curves (lines) with simulated values (markers, optional error bars), same colour per label.
 
     ``analytic`` and ``simulated`` map a label to y values over the shared ``x``;
-    ``errors`` maps a label to error-bar half-widths of the simulated values.
+    ``errors`` maps a label to error-bar half-widths of the simulated values;
+    ``legend`` optionally maps a simulated label to its own legend text. With
+    ``logx`` the x values themselves are the tick labels.
     """
     fig, ax = _axes(ax)
     colours = sns.color_palette("colorblind", max(len(analytic), len(simulated)))
@@ -313,10 +315,13 @@ def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel,
             ax.plot(x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)")
         if label in simulated:
             err = None if errors is None else errors.get(label)
+            text = (legend or {}).get(label, f"{label} (simulated)")
             ax.errorbar(x, simulated[label], yerr=err, color=colour, ls="none", marker="o", ms=4,
-                        capsize=2, label=f"{label} (simulated)")
+                        capsize=2, label=text)
     if logx:
         ax.set_xscale("log")
+        ax.set_xticks(list(x), labels=[f"{v:g}" for v in x])
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
     if logy:
         ax.set_yscale("log")
     ax.set_xlabel(xlabel)
