@@ -9,6 +9,7 @@ Modules, one idea each:
 - :mod:`dpnn.traversal`: DP-TT and its variants;
 - :mod:`dpnn.metrics`: accuracy and communication of released answers;
 - :mod:`dpnn.experiments`: the thesis's evaluation as parallel, seeded, cached grids;
+- :mod:`dpnn.simrand`: SimHash with randomized-response bit flips (SimRand) and its Gaussian baseline;
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets;
 - :mod:`dpnn.plots`: the figure style and helpers;

@@ -33,6 +33,8 @@ __all__ = [
     "protocol_sequence",
     "labelled_scatter",
     "variant_panels",
+    "theory_vs_simulation",
+    "recall_panels",
 ]
 
 _STYLE = "dpnn.mplstyle"
@@ -334,4 +336,65 @@ def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", inver
             ax.legend(fontsize="x-small", loc="best")
     if suptitle:
         fig.suptitle(suptitle)
+# --- simrand figures -------------------------------------------------------------------------
+
+def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel, logx=False,
+                         logy=False, legend=None, ax=None):
+    """Analytic curves (lines) with simulated values (markers, optional error bars), same colour per label.
+
+    ``analytic`` and ``simulated`` map a label to y values over the shared ``x``;
+    ``errors`` maps a label to error-bar half-widths of the simulated values;
+    ``legend`` optionally maps a simulated label to its own legend text. With
+    ``logx`` the x values themselves are the tick labels.
+    """
+    fig, ax = _axes(ax)
+    colours = sns.color_palette("colorblind", max(len(analytic), len(simulated)))
+    labels = list(dict.fromkeys(list(analytic) + list(simulated)))
+    for colour, label in zip(colours, labels):
+        if label in analytic:
+            ax.plot(x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)")
+        if label in simulated:
+            err = None if errors is None else errors.get(label)
+            text = (legend or {}).get(label, f"{label} (simulated)")
+            ax.errorbar(x, simulated[label], yerr=err, color=colour, ls="none", marker="o", ms=4,
+                        capsize=2, label=text)
+    if logx:
+        ax.set_xscale("log")
+        ax.set_xticks(list(x), labels=[f"{v:g}" for v in x])
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None, logx=True,
+                  panel_width=3.6, panel_height=2.9):
+    """A grid of small accuracy plots: ``panels`` maps a panel title to {method: y over x}.
+
+    ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
+    half-widths. Returns the Figure; the legend is drawn once, on the first panel.
+    """
+    n = len(panels)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(panel_width * ncols, panel_height * nrows),
+                             sharex=True, sharey=True, squeeze=False)
+    for ax, (title, series) in zip(axes.ravel(), panels.items()):
+        for label, y in series.items():
+            err = None if errors is None else errors[title].get(label)
+            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+        ax.set_title(title, fontsize="small")
+        if logx:
+            ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+    for ax in axes.ravel()[n:]:
+        ax.set_axis_off()
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    axes.ravel()[0].legend(fontsize="x-small")
     return fig
