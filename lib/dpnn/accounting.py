@@ -168,7 +168,7 @@ def optimal_pure_composition_epsilon(epsilon0, k, delta) -> float:
     low, high = 0.0, positive_int(k, "k") * nonnegative_finite(epsilon0, "epsilon0")
     if optimal_pure_composition_delta(epsilon0, k, low) <= delta:
         return 0.0
-    for _ in range(200):
+    while high - low > 1e-12 * max(high, 1e-300):  # about 40 halvings
         middle = (low + high) / 2
         if optimal_pure_composition_delta(epsilon0, k, middle) <= delta:
             high = middle
