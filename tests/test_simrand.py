@@ -451,3 +451,13 @@ def test_recall_table_shape_and_extremes():
     assert best.recall.iloc[0] > 0.9
     with pytest.raises(ValueError, match="n_queries"):
         s.recall_table(x, [0.1], [8], [1.0], n_queries=118, n_neighbours=5, repeats=1, delta=1e-5, rng=0)
+
+
+def test_estimator_study_matches_its_parts():
+    import numpy as np
+    from dpnn import simrand as sr
+    table = sr.estimator_study(1.0, [32, 64], [2.0, 8.0], np.pi / 4, 1e-5, 2000, np.random.default_rng(0))
+    assert list(table["k"]) == [32, 32, 64, 64] and list(table["epsilon"]) == [2.0, 8.0, 2.0, 8.0]
+    assert table["K"].iloc[0] == sr.sensitivity_bound(32, np.pi / 4, 1e-5)
+    assert np.all(np.abs(table["mean"] - 1.0) < 4 * table["se"])  # unbiased
+    assert np.all(np.abs(table["std"] / table["std_theory"] - 1) < 0.1)
