@@ -34,6 +34,8 @@ def check_invariants(points, tree):
                 # Alg. 10: floor(n/2) points go left, the rest (the median included) right.
                 assert tree.hi[left] - lo == (hi - lo) // 2 and tree.lo[right] == tree.hi[left]
     if tree.leaf_only:
+        inner = tree.left >= 0
+        assert np.all(tree.right[inner] == tree.left[inner] + 1), "siblings are stored side by side"
         leaves = np.flatnonzero(tree.is_leaf)
         assert len(leaves) == n and tree.n_nodes == 2 * n - 1
         assert tree.tree_height == math.ceil(math.log2(n)) if n > 1 else tree.tree_height == 0

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.spatial import cKDTree
+from scipy.special import expit
 
 from dpnn._validation import finite_array, generator, positive_finite
 from dpnn.accounting import Accountant
@@ -198,31 +199,34 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
             node = np.concatenate([node[~inner], tree.left[node[inner]], tree.right[node[inner]]])
         splitting = np.zeros(len(node), dtype=bool)
     starts = np.bincount(owner, minlength=n_queries)
-    em_calls = np.zeros(n_queries, dtype=np.int64)
+    start_depth = tree.depth[node]  # a thread makes one call per level from its start to where it stops
     stop_height = splits if variant == "early" else 0
-    finished_owner, finished_node = [], []
+    finished = []
     while node.size:
         done = tree.height[node] <= stop_height  # a leaf, or E's stopping level (Alg. 16)
         if np.any(done):
-            finished_owner.append(owner[done])
-            finished_node.append(node[done])
-            owner, node, splitting = owner[~done], node[~done], splitting[~done]
+            finished.append((owner[done], node[done], start_depth[done]))
+            owner, node, splitting, start_depth = owner[~done], node[~done], splitting[~done], start_depth[~done]
             if not node.size:
                 break
         level = tree.depth[node[0]]  # every live thread is at the same depth
         gap = _utility_gap(tree, q, owner, node, utility)
-        go_right = _binary_turns(0.0, gap, schedule[level] / (2 * sensitivity), rng)
-        em_calls += np.bincount(owner, minlength=n_queries)
-        left, right = tree.left[node], tree.right[node]
-        chosen = np.where(go_right, right, left)
+        scale = schedule[level] / (2 * sensitivity)
+        if utility == "cmp":  # gap is +-1: keep the correct turn with probability expit(scale), as Def. 2.6 gives
+            go_right = (gap > 0) == (rng.random(len(gap)) < expit(scale))
+        else:
+            go_right = _binary_turns(0.0, gap, scale, rng)
+        chosen = tree.left[node] + go_right  # siblings are stored side by side: right == left + 1
         if variant == "greedy":  # Alg. 17: the splitting thread also walks the side not chosen
-            other = np.where(go_right, left, right)
+            other = tree.left[node[splitting]] + ~go_right[splitting]
             owner = np.concatenate([owner, owner[splitting]])
-            chosen = np.concatenate([chosen, other[splitting]])
-            splitting = np.concatenate([splitting, np.zeros(splitting.sum(), dtype=bool)])
+            chosen = np.concatenate([chosen, other])
+            start_depth = np.concatenate([start_depth, tree.depth[other]])
+            splitting = np.concatenate([splitting, np.zeros(len(other), dtype=bool)])
         node = chosen
 
-    owner, node = np.concatenate(finished_owner), np.concatenate(finished_node)
+    owner, node, start_depth = (np.concatenate(parts) for parts in zip(*finished))
+    em_calls = np.bincount(owner, weights=tree.depth[node] - start_depth, minlength=n_queries).astype(np.int64)
     indices, offsets, from_leaves = _release(tree, owner, node, n_queries, neighborhood)
     leaf_threads = np.bincount(owner[tree.height[node] == 0], minlength=n_queries)
     spawned = em_calls * 0 if variant != "greedy" else np.bincount(owner, minlength=n_queries) - 1
