@@ -48,3 +48,18 @@ def test_use_style_loads_the_packaged_style():
     with matplotlib.rc_context():
         plots.use_style()
         assert matplotlib.rcParams["savefig.dpi"] == 150
+
+
+def test_every_helper_returns_its_figure():
+    import pandas as pd
+    table = pd.DataFrame({"variant": ["a", "a"], "x": [1.0, 10.0], "raw": [0.1, 0.2], "raw_se": [0.01, 0.01],
+                          "top5": [0.3, 0.4], "top5_se": [0.01, 0.01]})
+    figures = [
+        plots.variant_panels(table, "x", ["a"], xlabel="x", geo=False),
+        plots.accuracy_curves([1, 2], {"a": [0.1, 0.2]}, xlabel="x"),
+        plots.labelled_scatter([1, 2], [0.1, 0.2], ["p", "q"], xlabel="x", ylabel="y"),
+        plots.protocol_sequence([("server", "hello"), ("client", "bit 1")]),
+    ]
+    for fig in figures:
+        assert isinstance(fig, matplotlib.figure.Figure)
+        plt.close(fig)

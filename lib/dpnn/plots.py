@@ -336,6 +336,9 @@ def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", inver
             ax.legend(fontsize="x-small", loc="best")
     if suptitle:
         fig.suptitle(suptitle)
+    return fig
+
+
 # --- simrand figures -------------------------------------------------------------------------
 
 def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel, logx=False,
