@@ -7,7 +7,7 @@ import numpy as np
 from dpnn._validation import finite_array, generator, positive_int
 
 __all__ = ["uniform_points", "gaussian_points", "project_to_metres", "quantize_to_grid", "geonames_region",
-           "real_dataset", "load_checkins", "GEONAMES_REGIONS", "CHECKIN_BOXES"]
+           "real_dataset", "load_checkins", "classification_dataset", "CLASSIFICATION_DATASETS", "GEONAMES_REGIONS", "CHECKIN_BOXES"]
 
 #: The thesis's synthetic domain: coordinates "from 0 to 1 billion" (§6.1).
 THESIS_DOMAIN = (0.0, 1e9)
@@ -108,6 +108,38 @@ def real_dataset(name):
     """
     latlon = geonames_region(name)
     return quantize_to_grid(project_to_metres(latlon[:, 0], latlon[:, 1]))
+
+
+#: Classification datasets (notebook 09) and the role each plays for the paper's (seed 001, §5).
+CLASSIFICATION_DATASETS = {
+    "moons": "banana: 2 curved classes in 2-D, 5300 points (sklearn make_moons, noise 0.25)",
+    "iris": "banknote: 4 features, few points (150 x 4, 3 labels)",
+    "wine": "phoneme-like medium dimension (178 x 13, 3 labels)",
+    "breast_cancer": "thyroid: high dimension (569 x 30, 2 labels)",
+    "digits": "beyond thyroid: 64 dimensions, 10 labels (1797 x 64)",
+}
+
+
+def classification_dataset(name, seed=0):
+    """Features scaled to [0, 1] per column and integer labels for a dataset of :data:`CLASSIFICATION_DATASETS`.
+
+    Shipped with scikit-learn, so offline. ``moons`` is generated with 5300
+    points from ``seed``. The min-max scaling treats each feature's range as the
+    public domain Omega(D), as the paper assumes a known data space.
+    """
+    from sklearn import datasets
+
+    loaders = {"iris": datasets.load_iris, "wine": datasets.load_wine,
+               "breast_cancer": datasets.load_breast_cancer, "digits": datasets.load_digits}
+    if name == "moons":
+        features, labels = datasets.make_moons(n_samples=5300, noise=0.25, random_state=seed)
+    elif name in loaders:
+        features, labels = loaders[name](return_X_y=True)
+    else:
+        raise ValueError(f"name must be one of {sorted(CLASSIFICATION_DATASETS)}, got {name!r}")
+    low, high = features.min(axis=0), features.max(axis=0)
+    span = np.where(high > low, high - low, 1.0)
+    return (features - low) / span, labels.astype(np.intp)
 
 
 def load_checkins(path, box):

@@ -1,0 +1,811 @@
+"""Differentially private r-N and k-NN classification (Gursoy, Inan, Nergiz, Saygin, DMKD 2017).
+
+Source: seed 001. The setting: a data owner holds a private labelled training
+set ``D`` (points in the unit cube ``[0, 1]^d``, one label each); an untrusted
+analyst sends a list of public test instances and receives one label per
+instance. Neighbouring datasets differ by adding or removing one training
+instance (the paper's Def. 1), so every counting query has sensitivity 1.
+
+Labels are integers ``0 .. n_labels - 1``; ``n_labels`` is public (the paper's
+label set ``L`` is an input, not read from ``D``).
+
+* :func:`rn_classify_laplace` (Alg. 1) and :func:`rn_classify_exponential`
+  (Alg. 2): one test instance ``(x, r)`` at budget ``epsilon'``.
+* :func:`region_overlap_graph` (Def. 10), :func:`overlap_components` and
+  :func:`rn_classify_batch` (Alg. 3, the proposed classifier): one budget per
+  connected component, divided by its maximum clique size (Lemmas 1-3, Thm 2).
+* :func:`rn_classify_baseline`: the baseline that gives every test instance
+  ``epsilon / |X|``.
+* k-NN to r-N conversion: :func:`convert_interactive` (Alg. 6) and
+  :func:`convert_noninteractive` (Alg. 7) over a :func:`private_uniform_grid`.
+* :func:`knn_classify_private` (Alg. 5) and :func:`knn_classify_baseline` (Alg. 4).
+
+Mechanisms sample with floating point and are for research and teaching.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+from scipy import special
+from scipy.spatial import cKDTree
+
+from dpnn import mechanisms
+from dpnn._validation import finite_array, generator, positive_finite, positive_int, probability_open
+
+__all__ = [
+    "label_counts",
+    "rn_classify_nonprivate",
+    "rn_classify_laplace",
+    "rn_classify_exponential",
+    "laplace_label_probabilities",
+    "exponential_label_probabilities",
+    "region_overlap_graph",
+    "overlap_components",
+    "max_clique_size",
+    "overlap_depth",
+    "RNResult",
+    "rn_classify_batch",
+    "rn_classify_baseline",
+    "noisy_size",
+    "r_unif",
+    "interactive_candidates",
+    "convert_interactive",
+    "grid_size",
+    "PrivateGrid",
+    "private_uniform_grid",
+    "grid_mass",
+    "convert_noninteractive",
+    "knn_radii",
+    "knn_classify_nonprivate",
+    "knn_classify_baseline",
+    "knn_classify_private",
+    "avre",
+    "rmse_k",
+]
+
+#: Share of the conversion budget spent on a noisy |D| (Laplace, sensitivity 1).
+SIZE_SHARE = 0.05
+
+
+# --------------------------------------------------------------------------- inputs
+
+def _training(points, labels, n_labels):
+    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0, n_labels)."""
+    points = finite_array(points, "points", ndim=(1, 2))
+    points = points[:, None] if points.ndim == 1 else points
+    if points.min() < 0 or points.max() > 1:
+        raise ValueError("points must lie in the unit cube [0, 1]^d (scale the features first)")
+    n_labels = positive_int(n_labels, "n_labels", minimum=2)
+    labels = np.asarray(labels)
+    if labels.shape != (points.shape[0],):
+        raise ValueError(f"labels must have one entry per training point ({points.shape[0]}), got shape {labels.shape}")
+    if not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= n_labels:
+        raise ValueError(f"labels must be integers in [0, n_labels) = [0, {n_labels})")
+    return points, labels.astype(np.intp), n_labels
+
+
+def _queries(queries, dimension):
+    """Validated test instances as an (m, d) array."""
+    queries = finite_array(queries, "queries", ndim=(1, 2))
+    if queries.ndim == 1:
+        queries = queries[None, :] if dimension > 1 else queries[:, None]
+    if queries.shape[1] != dimension:
+        raise ValueError(f"queries must have {dimension} columns like the training points, got {queries.shape[1]}")
+    return queries
+
+
+def _radii(radii, n_queries):
+    """Radii as a length-n_queries array of finite numbers > 0."""
+    radii = np.broadcast_to(finite_array(radii, "radii"), (n_queries,)).astype(float)
+    if np.any(radii <= 0):
+        raise ValueError("radii must be > 0 (a proximity region needs a positive radius)")
+    return radii
+
+
+def _k_values(k, n_queries, n_points):
+    """k per test instance as integers in [1, n_points]."""
+    k = np.broadcast_to(np.asarray(k), (n_queries,))
+    if not np.issubdtype(k.dtype, np.integer) or k.min() < 1 or k.max() > n_points:
+        raise ValueError(f"k must be an integer in [1, |D|] = [1, {n_points}], got {k.min()}..{k.max()}")
+    return k.astype(np.intp)
+
+
+# --------------------------------------------------------------------------- r-N classifiers (Alg. 1-2)
+
+def _batch(points, labels, queries, radii, n_labels):
+    """Validated (points, labels, n_labels, queries, radii) of a batch of r-N test instances."""
+    points, labels, n_labels = _training(points, labels, n_labels)
+    queries = _queries(queries, points.shape[1])
+    return points, labels, n_labels, queries, _radii(radii, queries.shape[0])
+
+
+def _counts(points, labels, n_labels, queries, radii):
+    """Unchecked core of :func:`label_counts`."""
+    counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
+    for label in range(n_labels):
+        members = points[labels == label]
+        if members.shape[0]:
+            counts[:, label] = cKDTree(members).query_ball_point(queries, radii, return_length=True)
+    return counts
+
+
+def label_counts(points, labels, queries, radii, n_labels):
+    """The counting queries ``c_{x,r}(I)`` (Def. 8): a (|X|, n_labels) array of exact counts.
+
+    One k-d tree per label, so each count is one ``query_ball_point`` call
+    (Euclidean distance, closed ball ``delta(x, t) <= r``). Not private.
+    """
+    return _counts(*_batch(points, labels, queries, radii, n_labels))
+
+
+def _argmax_random_ties(scores, rng):
+    """Row-wise argmax; ties broken uniformly at random (the paper's rule for ties)."""
+    jitter = rng.random(scores.shape)
+    best = scores == scores.max(axis=1, keepdims=True)
+    return np.argmax(np.where(best, jitter, -1.0), axis=1)
+
+
+def rn_classify_nonprivate(counts, rng):
+    """The r-N classifier (Def. 9): ``argmax_I c_{x,r}(I)`` per row, ties at random. Not private."""
+    counts = finite_array(counts, "counts", ndim=(2,))
+    return _argmax_random_ties(counts, generator(rng))
+
+
+def _noisy_argmax(counts, epsilon, rng):
+    """Alg. 1 on each row of ``counts``: argmax of ``c(I) + Lap(1/epsilon)``; ``epsilon`` per row."""
+    epsilon = np.broadcast_to(epsilon, (counts.shape[0],))[:, None]
+    noisy = counts + rng.laplace(0.0, 1.0, size=counts.shape) / epsilon
+    return np.argmax(noisy, axis=1)
+
+
+def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels):
+    """Alg. 1: label one test instance ``(x, r)`` by ``argmax_I c_{x,r}(I) + Lap(1/epsilon)``.
+
+    Privacy (Thm 1): each count has sensitivity 1 and the counts of different
+    labels read disjoint parts of ``D`` (one label per instance), so by the
+    Laplace mechanism and parallel composition the label is ``epsilon``-DP.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    counts = label_counts(points, labels, query, radius, n_labels)
+    if counts.shape[0] != 1:
+        raise ValueError(f"query must be one test instance, got {counts.shape[0]}")
+    return int(_noisy_argmax(counts, epsilon, generator(rng))[0])
+
+
+def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_labels):
+    """Alg. 2: label ``I`` with probability proportional to ``exp(epsilon c_{x,r}(I) / 2)``.
+
+    Privacy: the exponential mechanism with utility ``c_{x,r}(I)`` of
+    sensitivity 1 (McSherry and Talwar), so ``epsilon``-DP.
+    """
+    counts = label_counts(points, labels, query, radius, n_labels)
+    if counts.shape[0] != 1:
+        raise ValueError(f"query must be one test instance, got {counts.shape[0]}")
+    return int(mechanisms.exponential(counts[0], epsilon, 1.0, generator(rng)))
+
+
+def exponential_label_probabilities(counts, epsilon):
+    """Exact label probabilities of Alg. 2 for each row of ``counts`` (the paper's 57% example)."""
+    return mechanisms.exponential_probabilities(counts, epsilon, 1.0)
+
+
+def laplace_label_probabilities(count_a, count_b, epsilon):
+    """Exact probability that Alg. 1 returns label a between two labels with counts ``count_a, count_b``.
+
+    With ``L1, L2 ~ Lap(b)``, ``b = 1/epsilon``, ``Pr[c_a + L1 > c_b + L2] = F(c_a - c_b)``
+    where ``F`` is the CDF of ``L2 - L1``: ``F(t) = 1 - (1/2) e^{-t/b} (1 + t/(2b))``
+    for ``t >= 0`` and ``F(t) = 1 - F(-t)`` for ``t < 0``.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    t = np.asarray(count_a, dtype=float) - np.asarray(count_b, dtype=float)
+    a = np.abs(t) * epsilon
+    upper = 1.0 - 0.5 * np.exp(-a) * (1.0 + a / 2.0)
+    return np.where(t >= 0, upper, 1.0 - upper)
+
+
+# --------------------------------------------------------------------------- region overlap graph (Alg. 3)
+
+def region_overlap_graph(queries, radii):
+    """The region overlap graph (Def. 10): vertex i per test instance, edge iff ``|x_i - x_j| <= r_i + r_j``.
+
+    Candidate pairs come from ``cKDTree.query_pairs(2 max r)`` and are kept when
+    the two closed balls intersect. Built from public test instances only.
+    """
+    queries = finite_array(queries, "queries", ndim=(2,))
+    radii = _radii(radii, queries.shape[0])
+    graph = nx.Graph()
+    graph.add_nodes_from(range(queries.shape[0]))
+    pairs = cKDTree(queries).query_pairs(2.0 * radii.max() * (1 + 1e-12), output_type="ndarray")
+    if pairs.size:
+        distance = np.linalg.norm(queries[pairs[:, 0]] - queries[pairs[:, 1]], axis=1)
+        keep = distance <= radii[pairs[:, 0]] + radii[pairs[:, 1]]
+        graph.add_edges_from(map(tuple, pairs[keep]))
+    return graph
+
+
+def max_clique_size(graph) -> int:
+    """``MCS(G)`` (Def. 7): the size of a maximum clique, exactly (networkx's branch and bound).
+
+    NP-hard in general; on the overlap graphs here (up to a few hundred
+    vertices, density up to 0.5) it takes well under a second.
+    """
+    if graph.number_of_nodes() == 0:
+        raise ValueError("graph must have at least one vertex")
+    return int(nx.max_weight_clique(graph, weight=None)[1])
+
+
+def overlap_components(graph):
+    """Connected components of the region overlap graph with their MCS, as (vertex list, MCS) pairs."""
+    components = []
+    for nodes in nx.connected_components(graph):
+        nodes = sorted(nodes)
+        components.append((nodes, max_clique_size(graph.subgraph(nodes))))
+    return components
+
+
+def overlap_depth(queries, radii, locations):
+    """For each location, the number of test regions containing it (what adding a point there changes).
+
+    A training instance added at ``p`` changes the count of its label for
+    exactly these test instances, so the largest depth is the true sensitivity
+    of the batch; Lemma 3 says it is at most the MCS of the component.
+    """
+    queries = finite_array(queries, "queries", ndim=(2,))
+    radii = _radii(radii, queries.shape[0])
+    locations = finite_array(locations, "locations", ndim=(2,))
+    distance = np.linalg.norm(locations[:, None, :] - queries[None, :, :], axis=2)
+    return distance <= radii[None, :]
+
+
+@dataclass(frozen=True)
+class RNResult:
+    """Labels of a batch of r-N test instances and the budget each one received.
+
+    ``epsilons[i]`` is the Laplace budget of instance i (``epsilon / MCS`` of its
+    component for Alg. 3, ``epsilon / |X|`` for the baseline); ``component[i]``
+    indexes ``mcs``.
+    """
+
+    labels: np.ndarray
+    epsilons: np.ndarray
+    component: np.ndarray
+    mcs: np.ndarray
+
+
+def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels):
+    """Alg. 3, the proposed private r-N classifier: ``epsilon``-DP for the whole batch.
+
+    Each connected component of the region overlap graph gets the full
+    ``epsilon`` (Lemma 1: components read disjoint parts of the space, parallel
+    composition); inside a component every instance runs Alg. 1 at
+    ``epsilon / MCS`` because one training instance changes at most MCS of the
+    component's counts of its label (Lemmas 2-3), so the per-label count vector
+    has L1 sensitivity at most MCS (Thm 2).
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng)
+    points, labels, n_labels, queries, radii = _batch(points, labels, queries, radii, n_labels)
+    counts = _counts(points, labels, n_labels, queries, radii)
+    components = overlap_components(region_overlap_graph(queries, radii))
+    component = np.empty(counts.shape[0], dtype=np.intp)
+    mcs = np.array([size for _, size in components], dtype=np.intp)
+    for index, (nodes, _) in enumerate(components):
+        component[nodes] = index
+    epsilons = epsilon / mcs[component]
+    return RNResult(_noisy_argmax(counts, epsilons, rng), epsilons, component, mcs)
+
+
+def rn_classify_baseline(points, labels, queries, radii, epsilon, rng, *, n_labels, mechanism="laplace"):
+    """The baseline private r-N classifier (§3.1): Alg. 1 or 2 on each instance at ``epsilon / |X|``.
+
+    Privacy: sequential composition of |X| mechanisms, each ``epsilon / |X|``-DP.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    rng = generator(rng)
+    counts = label_counts(points, labels, queries, radii, n_labels)
+    share = epsilon / counts.shape[0]
+    if mechanism == "laplace":
+        predicted = _noisy_argmax(counts, share, rng)
+    elif mechanism == "exponential":
+        predicted = mechanisms.exponential(counts, share, 1.0, rng)
+    else:
+        raise ValueError(f"mechanism must be 'laplace' or 'exponential', got {mechanism!r}")
+    n = counts.shape[0]
+    return RNResult(predicted, np.full(n, share), np.zeros(n, dtype=np.intp), np.array([n]))
+
+
+# --------------------------------------------------------------------------- k-NN to r-N conversion
+
+def noisy_size(n_points, epsilon, rng) -> float:
+    """``|D| + Lap(1/epsilon)``, floored at 1 afterwards (post-processing): ``epsilon``-DP."""
+    value = mechanisms.laplace(np.array([float(n_points)]), 1.0, epsilon, rng)[0]
+    return max(1.0, float(value))
+
+
+def r_unif(k, n_points, dimension, volume=1.0):
+    """The radius whose ball holds ``k`` points if ``n_points`` were uniform (Alg. 6, line 3).
+
+    ``r = (Gamma(d/2 + 1) k vol(Omega) / (n pi^{d/2}))^{1/d}``, in the log domain.
+    """
+    dimension = positive_int(dimension, "dimension")
+    k = np.asarray(k, dtype=float)
+    if np.any(k < 1):
+        raise ValueError("k must be >= 1")
+    n_points = positive_finite(n_points, "n_points")
+    volume = positive_finite(volume, "volume")
+    log_r = (special.gammaln(dimension / 2 + 1) + np.log(k) + math.log(volume)
+             - math.log(n_points) - dimension / 2 * math.log(math.pi)) / dimension
+    return np.exp(log_r)
+
+
+def interactive_candidates(r_uniform, n_candidates):
+    """Alg. 6, line 4: candidates ``o_j = 2 j r_UNIF / n`` for ``j = 1..n``, one row per instance."""
+    n_candidates = positive_int(n_candidates, "n_candidates")
+    return np.asarray(r_uniform, float)[:, None] * (2.0 * np.arange(1, n_candidates + 1) / n_candidates)
+
+
+def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10, size_share=SIZE_SHARE):
+    """Alg. 6: a private radius per k-NN test instance; ``epsilon_hat``-DP in total.
+
+    ``size_share * epsilon_hat`` buys a noisy ``|D|`` for ``r_UNIF`` (the paper
+    allows this, §4.3); each of the |X| instances then runs the exponential
+    mechanism over the candidates with utility ``-|c_{x,o_j} - k|`` (sensitivity
+    1: adding or removing one instance changes every ball count by at most 1) at
+    ``(1 - size_share) epsilon_hat / |X|``. Sequential composition gives
+    ``epsilon_hat``. Returns the radii, shape (|X|,).
+    """
+    points = finite_array(points, "points", ndim=(2,))
+    queries = _queries(queries, points.shape[1])
+    k = _k_values(k, queries.shape[0], points.shape[0])
+    epsilon_hat = positive_finite(epsilon_hat, "epsilon_hat")
+    size_share = probability_open(size_share, "size_share")
+    rng = generator(rng)
+    n_estimate = noisy_size(points.shape[0], size_share * epsilon_hat, rng)
+    candidates = interactive_candidates(r_unif(k, n_estimate, points.shape[1]), n_candidates)
+    tree = cKDTree(points)
+    totals = np.stack([tree.query_ball_point(queries, candidates[:, j], return_length=True)
+                       for j in range(candidates.shape[1])], axis=1)
+    utilities = -np.abs(totals - k[:, None])
+    epsilon_each = (1.0 - size_share) * epsilon_hat / queries.shape[0]
+    chosen = mechanisms.exponential(utilities, epsilon_each, 1.0, rng)
+    return candidates[np.arange(queries.shape[0]), chosen]
+
+
+def grid_size(n_estimate, epsilon, dimension, *, c=10.0, max_cells=2**20):
+    """Cells per dimension ``m`` of the uniform grid: ``(N epsilon / c)^{2/(d+2)}``, at least 1.
+
+    For d = 2 this is Qardaji et al.'s ``sqrt(N epsilon / c)`` with c = 10. For
+    general d the same balance of noise error (grows like ``m^{d/2} / epsilon``)
+    against non-uniformity error (falls like ``N / m``) gives the exponent
+    ``2 / (d + 2)``, the rule of Su et al.'s extended uniform grids. Capped so
+    that ``m^d <= max_cells``.
+    """
+    dimension = positive_int(dimension, "dimension")
+    n_estimate = positive_finite(n_estimate, "n_estimate")
+    epsilon = positive_finite(epsilon, "epsilon")
+    m = max(1, int(math.floor((n_estimate * epsilon / c) ** (2.0 / (dimension + 2)))))
+    cap = max(1, int(math.floor(max_cells ** (1.0 / dimension) + 1e-9)))
+    return min(m, cap)
+
+
+@dataclass(frozen=True)
+class PrivateGrid:
+    """An ``epsilon``-DP uniform grid over ``[0, 1]^d``: ``m`` cells per side, noisy counts."""
+
+    counts: np.ndarray  # shape (m,) * d, noisy (may be negative)
+    m: int
+    epsilon: float
+
+    @property
+    def dimension(self) -> int:
+        return self.counts.ndim
+
+    def densities(self) -> np.ndarray:
+        """Counts clipped at 0 divided by the cell volume ``m^-d`` (post-processing)."""
+        return np.clip(self.counts, 0.0, None) * float(self.m) ** self.dimension
+
+
+def private_uniform_grid(points, epsilon, rng, *, size_share=SIZE_SHARE, c=10.0, max_cells=2**20):
+    """Alg. 7, line 1: the uniform grid of Qardaji et al. with Laplace counts; ``epsilon``-DP.
+
+    ``size_share * epsilon`` buys a noisy ``|D|`` to choose ``m`` (:func:`grid_size`);
+    the rest goes to ``Lap(1 / ((1 - size_share) epsilon))`` on every cell count
+    (one instance lies in one cell: sensitivity 1, parallel composition over cells).
+    """
+    points = finite_array(points, "points", ndim=(2,))
+    if points.min() < 0 or points.max() > 1:
+        raise ValueError("points must lie in the unit cube [0, 1]^d (scale the features first)")
+    epsilon = positive_finite(epsilon, "epsilon")
+    size_share = probability_open(size_share, "size_share")
+    rng = generator(rng)
+    dimension = points.shape[1]
+    m = grid_size(noisy_size(points.shape[0], size_share * epsilon, rng), (1 - size_share) * epsilon,
+                  dimension, c=c, max_cells=max_cells)
+    cells = np.minimum((points * m).astype(np.intp), m - 1)
+    exact = np.zeros((m,) * dimension)
+    np.add.at(exact, tuple(cells.T), 1.0)
+    counts = mechanisms.laplace(exact, 1.0, (1 - size_share) * epsilon, rng)
+    return PrivateGrid(counts, m, epsilon)
+
+
+def _quadrant_area(x, y, r):
+    """Signed area of the disc of radius r at 0 inside ``[0, x] x [0, y]`` (odd in x and in y)."""
+    sx, sy = np.sign(x), np.sign(y)
+    x, y = np.minimum(np.abs(x), r), np.minimum(np.abs(y), r)
+
+    def chord(t):  # integral_0^t sqrt(r^2 - u^2) du
+        return 0.5 * (t * np.sqrt(np.maximum(r * r - t * t, 0.0)) + r * r * np.arcsin(np.clip(t / r, -1, 1)))
+
+    t0 = np.sqrt(np.maximum(r * r - y * y, 0.0))  # where the circle's height drops below y
+    area = y * np.minimum(x, t0) + np.where(x > t0, chord(x) - chord(np.minimum(t0, x)), 0.0)
+    return sx * sy * area
+
+
+def disc_rectangle_area(centre, r, lower, upper):
+    """Exact area of the disc ``B(centre, r)`` inside the rectangle ``[lower, upper]`` (broadcasts).
+
+    Inclusion-exclusion over the four corners of the signed quadrant area.
+    """
+    dx0, dx1 = lower[..., 0] - centre[..., 0], upper[..., 0] - centre[..., 0]
+    dy0, dy1 = lower[..., 1] - centre[..., 1], upper[..., 1] - centre[..., 1]
+    return (_quadrant_area(dx1, dy1, r) - _quadrant_area(dx0, dy1, r)
+            - _quadrant_area(dx1, dy0, r) + _quadrant_area(dx0, dy0, r))
+
+
+def _ball_directions(dimension, n_samples, rng):
+    """``n_samples`` points uniform in the unit ball of R^d (fixed per conversion: common numbers)."""
+    direction = rng.standard_normal((n_samples, dimension))
+    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
+    return direction * rng.random((n_samples, 1)) ** (1.0 / dimension)
+
+
+def _box_mass(density, m, centre, r):
+    """Exact mass of one ball under a 1-D or 2-D grid, summed over the cells its bounding box touches."""
+    first = np.clip(np.floor((centre - r) * m).astype(int), 0, m - 1)
+    last = np.clip(np.floor((centre + r) * m).astype(int), 0, m - 1)
+    if centre.size == 1:
+        edges = np.arange(first[0], last[0] + 2) / m
+        covered = np.clip(centre[0] + r, edges[:-1], edges[1:]) - np.clip(centre[0] - r, edges[:-1], edges[1:])
+        return float(covered @ density[first[0]:last[0] + 1])
+    index = np.indices(last - first + 1).reshape(2, -1).T + first
+    area = disc_rectangle_area(centre, r, index / m, (index + 1) / m)
+    return float(area @ density[index[:, 0], index[:, 1]])
+
+
+def grid_mass(grid, queries, radii, *, samples=None):
+    """Expected number of points in ``B(x_i, r_i)`` under the grid (Alg. 7, lines 6-10).
+
+    ``sum_C vol(B ∩ C) |C| / vol(C)`` with counts clipped at 0. Exact in 1-D
+    and 2-D (interval lengths; disc-rectangle areas over the cells the ball's
+    bounding box touches); in higher d a Monte Carlo estimate
+    ``vol(B) mean_s density(x + r u_s)`` over ``samples`` (points uniform in the
+    unit ball, required then). Post-processing of the grid.
+    """
+    density = grid.densities()
+    m, d = grid.m, grid.dimension
+    radii = np.broadcast_to(np.asarray(radii, float), (queries.shape[0],))
+    if d <= 2:
+        return np.array([_box_mass(density, m, centre, r) for centre, r in zip(queries, radii)])
+    if samples is None:
+        raise ValueError("samples (points uniform in the unit ball) are required for dimension > 2")
+    volume = np.exp(d / 2 * math.log(math.pi) - special.gammaln(d / 2 + 1)) * radii ** d
+    locations = queries[:, None, :] + radii[:, None, None] * samples[None]
+    inside = np.all((locations >= 0) & (locations <= 1), axis=2)
+    cells = np.minimum((np.clip(locations, 0, 1) * m).astype(np.intp), m - 1)
+    flat = cells @ (m ** np.arange(d - 1, -1, -1, dtype=np.int64))  # C order, like ravel()
+    return volume * np.mean(np.where(inside, density.ravel()[flat], 0.0), axis=1)
+
+
+def _reached(grid, queries, j, k, gamma, samples):
+    """Whether the grid mass of ``B(x, j gamma)`` reaches k, for each row (only the rows given)."""
+    return grid_mass(grid, queries, j * gamma, samples=samples) >= k
+
+
+def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
+    """Alg. 7, lines 2-18: the smallest ``r = j gamma`` whose grid mass reaches ``k``, per instance.
+
+    Post-processing of the ``grid.epsilon``-DP grid: no further privacy cost,
+    and the grid can serve any number of later batches. The paper scans
+    ``r = gamma, 2 gamma, ...``; the mass is non-decreasing in r (clipped
+    densities are >= 0), so doubling j until the mass reaches k and then
+    bisecting returns the same radius with logarithmically many evaluations
+    (exactly so in 1-D and 2-D; in higher d the Monte Carlo mass uses the same
+    samples at every r). When the mass never reaches k before the domain's
+    diameter ``sqrt(d)``, the paper's loop adds no instance; we return the
+    diameter (the ball then covers the whole domain).
+    """
+    queries = _queries(queries, grid.dimension)
+    k = np.broadcast_to(np.asarray(k, dtype=float), (queries.shape[0],))
+    if np.any(k < 1):
+        raise ValueError("k must be >= 1")
+    gamma = positive_finite(gamma, "gamma")
+    diameter = math.sqrt(grid.dimension)
+    steps = max(1, int(math.floor(diameter / gamma)))
+    samples = _ball_directions(grid.dimension, n_samples, generator(rng)) if grid.dimension > 2 else None
+    low = np.zeros(queries.shape[0], dtype=np.int64)  # invariant: mass(low gamma) < k
+    high = np.ones(queries.shape[0], dtype=np.int64)  # after galloping: mass(high gamma) >= k, or high > steps
+    searching = np.ones(queries.shape[0], dtype=bool)
+    while np.any(searching):
+        rows = np.flatnonzero(searching)
+        hit = _reached(grid, queries[rows], high[rows], k[rows], gamma, samples)
+        searching[rows[hit]] = False
+        missed = rows[~hit]
+        low[missed] = high[missed]
+        high[missed] = np.where(high[missed] >= steps, steps + 1, np.minimum(2 * high[missed], steps))
+        searching[missed[high[missed] > steps]] = False
+    while np.any(high - low > 1):
+        rows = np.flatnonzero((high - low > 1) & (high <= steps))
+        if rows.size == 0:
+            break
+        middle = (low[rows] + high[rows]) // 2
+        hit = _reached(grid, queries[rows], middle, k[rows], gamma, samples)
+        high[rows[hit]] = middle[hit]
+        low[rows[~hit]] = middle[~hit]
+    return np.where(high > steps, diameter, high * gamma)
+
+
+# --------------------------------------------------------------------------- k-NN classifiers (Alg. 4-5)
+
+def knn_radii(points, queries, k):
+    """The non-private conversion: ``r = delta(x, x^k)``, the distance to the k-th nearest neighbour."""
+    points = finite_array(points, "points", ndim=(2,))
+    queries = _queries(queries, points.shape[1])
+    k = _k_values(k, queries.shape[0], points.shape[0])
+    distance, _ = cKDTree(points).query(queries, k=int(k.max()))
+    distance = distance.reshape(queries.shape[0], -1)
+    return distance[np.arange(queries.shape[0]), k - 1]
+
+
+def _knn_counts(points, labels, queries, k, n_labels):
+    """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels)."""
+    k = int(k)
+    _, index = cKDTree(points).query(queries, k=k)
+    index = index.reshape(queries.shape[0], k)
+    counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
+    np.add.at(counts, (np.repeat(np.arange(queries.shape[0]), k), labels[index].ravel()), 1)
+    return counts
+
+
+def knn_classify_nonprivate(points, labels, queries, k, rng, *, n_labels):
+    """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private."""
+    points, labels, n_labels = _training(points, labels, n_labels)
+    queries = _queries(queries, points.shape[1])
+    k = int(_k_values(k, 1, points.shape[0])[0])
+    return _argmax_random_ties(_knn_counts(points, labels, queries, k, n_labels), generator(rng))
+
+
+def knn_classify_baseline(points, labels, queries, k, epsilon, rng, *, n_labels):
+    """Alg. 4 for every instance at ``epsilon / |X|``: ``epsilon``-DP by sequential composition.
+
+    The utility ``q_{x,k}(I)`` changes by at most 1 per label when one
+    instance is added or removed (it can enter the k nearest and push one out),
+    so each call is the exponential mechanism with sensitivity 1.
+    """
+    points, labels, n_labels = _training(points, labels, n_labels)
+    queries = _queries(queries, points.shape[1])
+    k = int(_k_values(k, 1, points.shape[0])[0])
+    epsilon = positive_finite(epsilon, "epsilon")
+    counts = _knn_counts(points, labels, queries, k, n_labels)
+    return mechanisms.exponential(counts, epsilon / queries.shape[0], 1.0, generator(rng))
+
+
+def knn_classify_private(points, labels, queries, k, epsilon, rng, *, n_labels, conversion="interactive",
+                         w=0.5, n_candidates=10, gamma=None):
+    """Alg. 5, the proposed private k-NN classifier: ``epsilon``-DP by sequential composition.
+
+    ``w epsilon`` converts each (x, k) to (x, r) (Alg. 6 ``"interactive"`` or
+    Alg. 7 ``"noninteractive"``, whose ``gamma`` defaults to 0.1% of the domain
+    diameter); ``(1 - w) epsilon`` runs Alg. 3 on the converted instances.
+    Returns ``(labels, radii)``.
+    """
+    points, labels, n_labels = _training(points, labels, n_labels)
+    queries = _queries(queries, points.shape[1])
+    epsilon = positive_finite(epsilon, "epsilon")
+    w = probability_open(w, "w")
+    rng = generator(rng)
+    if conversion == "interactive":
+        radii = convert_interactive(points, queries, k, w * epsilon, rng, n_candidates=n_candidates)
+    elif conversion == "noninteractive":
+        gamma = 1e-3 * math.sqrt(points.shape[1]) if gamma is None else gamma
+        grid = private_uniform_grid(points, w * epsilon, rng)
+        radii = convert_noninteractive(grid, queries, k, gamma, rng)
+    else:
+        raise ValueError(f"conversion must be 'interactive' or 'noninteractive', got {conversion!r}")
+    result = rn_classify_batch(points, labels, queries, radii, (1 - w) * epsilon, rng, n_labels=n_labels)
+    return result.labels, radii
+
+
+# --------------------------------------------------------------------------- conversion metrics (§5.2)
+
+def avre(radii, true_radii) -> float:
+    """Average relative error in r, in percent: ``mean |r' - r| / r * 100``."""
+    radii, true_radii = np.asarray(radii, float), np.asarray(true_radii, float)
+    return float(np.mean(np.abs(radii - true_radii) / true_radii) * 100.0)
+
+
+def rmse_k(points, queries, radii, true_radii) -> float:
+    """RMSE in k (§5.2): ``sqrt(mean (c_{x,r} - c_{x,r'})^2)``, c the number of training points within a radius.
+
+    ``true_radii`` are the exact k-th neighbour distances, so ``c_{x,r} >= k``
+    (equal to k unless distances tie, as they do on integer-valued data).
+    """
+    tree = cKDTree(finite_array(points, "points", ndim=(2,)))
+    queries = _queries(queries, tree.m)
+    exact = tree.query_ball_point(queries, _radii(true_radii, queries.shape[0]), return_length=True)
+    reached = tree.query_ball_point(queries, _radii(radii, queries.shape[0]), return_length=True)
+    return float(np.sqrt(np.mean((exact - reached) ** 2.0)))
+
+
+# --------------------------------------------------------------------------- evaluation (§5)
+
+def cv_splits(n_points, n_folds, rng):
+    """``n_folds``-fold cross-validation index pairs (train, test) over a seeded shuffle (§5: 80/20, 5 folds)."""
+    from sklearn.model_selection import KFold
+
+    n_folds = positive_int(n_folds, "n_folds", minimum=2)
+    seed = int(generator(rng).integers(2**31))
+    return list(KFold(n_splits=n_folds, shuffle=True, random_state=seed).split(np.arange(n_points)))
+
+
+def tuned_radius(train, test, neighbours=10) -> float:
+    """Median distance from the test instances to their ``neighbours``-th nearest training point.
+
+    The paper sets r so that a test instance has 5 to 20 training instances in
+    its region on average (§5.1): a non-private tuning step, as there.
+    """
+    return float(np.median(knn_radii(train, test, neighbours)))
+
+
+def _sample(test, n_test, rng):
+    """``n_test`` distinct test indices (all of them when the fold is that small)."""
+    return rng.choice(test, size=min(n_test, test.size), replace=False)
+
+
+def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, rng, *, neighbours=10):
+    """Fig. 7-9 analogue: accuracy of non-private, baseline and proposed r-N against |X|.
+
+    One row per (fold, repeat, |X|, epsilon, method) with the accuracy and,
+    for the proposed classifier, the mean MCS of the instances' components.
+    Test counts larger than a fold are skipped.
+    """
+    import pandas as pd
+
+    rng = generator(rng)
+    rows = []
+    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
+        radius = tuned_radius(points[train], points[test], neighbours)
+        for n_test in (n for n in test_counts if n <= test.size):
+            for repeat in range(repeats):
+                chosen = _sample(test, n_test, rng)
+                args = (points[train], labels[train], points[chosen], radius)
+                truth = labels[chosen]
+                counts = label_counts(*args, n_labels)
+                base = dict(fold=fold, repeat=repeat, n_test=n_test, radius=radius)
+                for epsilon in epsilons:
+                    rows.append(base | dict(epsilon=epsilon, method="non-private", mcs=np.nan,
+                                            accuracy=np.mean(rn_classify_nonprivate(counts, rng) == truth)))
+                    baseline = rn_classify_baseline(*args, epsilon, rng, n_labels=n_labels)
+                    rows.append(base | dict(epsilon=epsilon, method="baseline", mcs=float(n_test),
+                                            accuracy=np.mean(baseline.labels == truth)))
+                    proposed = rn_classify_batch(*args, epsilon, rng, n_labels=n_labels)
+                    rows.append(base | dict(epsilon=epsilon, method="proposed",
+                                            mcs=float(np.mean(proposed.mcs[proposed.component])),
+                                            accuracy=np.mean(proposed.labels == truth)))
+    return pd.DataFrame(rows)
+
+
+def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, n_candidates=10, gamma=None):
+    """Fig. 10-11 analogue: AvRE in r and RMSE in k of Alg. 6 and Alg. 7 against the conversion budget."""
+    import pandas as pd
+
+    rng = generator(rng)
+    gamma = 1e-3 * math.sqrt(points.shape[1]) if gamma is None else gamma
+    rows = []
+    for fold, (train, test) in enumerate(cv_splits(points.shape[0], n_folds, rng)):
+        for repeat in range(repeats):
+            queries = points[_sample(test, n_test, rng)]
+            truth = knn_radii(points[train], queries, k)
+            for epsilon_hat in epsilon_hats:
+                found = {"interactive": convert_interactive(points[train], queries, k, epsilon_hat, rng,
+                                                            n_candidates=n_candidates),
+                         "non-interactive": convert_noninteractive(
+                             private_uniform_grid(points[train], epsilon_hat, rng), queries, k, gamma, rng)}
+                for method, radii in found.items():
+                    rows.append(dict(fold=fold, repeat=repeat, epsilon_hat=epsilon_hat, method=method,
+                                     avre=avre(radii, truth), rmse=rmse_k(points[train], queries, radii, truth)))
+    return pd.DataFrame(rows)
+
+
+def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, rng, *, w=0.5):
+    """Fig. 12-14 analogue: accuracy of non-private, private-INT, private-NONINT and baseline k-NN against k."""
+    import pandas as pd
+
+    rng = generator(rng)
+    rows = []
+    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
+        data = (points[train], labels[train])
+        for repeat in range(repeats):
+            chosen = _sample(test, n_test, rng)
+            truth = labels[chosen]
+            for k in ks:
+                base = dict(fold=fold, repeat=repeat, k=k)
+                plain = knn_classify_nonprivate(*data, points[chosen], k, rng, n_labels=n_labels)
+                for epsilon in epsilons:
+                    predicted = {"non-private": plain,
+                                 "baseline": knn_classify_baseline(*data, points[chosen], k, epsilon, rng,
+                                                                   n_labels=n_labels)}
+                    for name, conversion in (("private-INT", "interactive"), ("private-NONINT", "noninteractive")):
+                        predicted[name] = knn_classify_private(*data, points[chosen], k, epsilon, rng,
+                                                               n_labels=n_labels, conversion=conversion, w=w)[0]
+                    rows.extend(base | dict(epsilon=epsilon, method=name, accuracy=np.mean(label == truth))
+                                for name, label in predicted.items())
+    return pd.DataFrame(rows)
+
+
+def diffprivlib_models():
+    """diffprivlib's ``LogisticRegression`` and ``GaussianNB`` (IBM; pinned as diffprivlib-fix 0.6.7).
+
+    IBM's last release, diffprivlib 0.6.6, fails with scikit-learn 1.9 (its
+    LogisticRegression passes the removed ``multi_class`` argument);
+    diffprivlib-fix 0.6.7 is that code with the fix. Its random-forest module
+    still imports two dtype constants scikit-learn no longer exports from
+    ``sklearn.tree._tree``; we define them (only if missing) before the import.
+    The forest module is not used here.
+    """
+    import sklearn.tree._tree as tree_module
+
+    for name, value in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
+        if not hasattr(tree_module, name):
+            setattr(tree_module, name, value)
+    from diffprivlib.models import GaussianNB, LogisticRegression
+
+    return LogisticRegression, GaussianNB
+
+
+def other_classifiers_study(points, labels, n_labels, epsilons, k, n_test, n_folds, repeats, rng, *,
+                            conversion="noninteractive"):
+    """Fig. 15 analogue: private k-NN (Alg. 5) against diffprivlib's logistic regression and naive Bayes.
+
+    The baselines get the feature bounds [0, 1] (and row norm ``sqrt(d)``)
+    as public knowledge, so they spend no budget on them and emit no warning.
+    """
+    import pandas as pd
+
+    LogisticRegression, GaussianNB = diffprivlib_models()
+    rng = generator(rng)
+    dimension = points.shape[1]
+    rows = []
+    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
+        for repeat in range(repeats):
+            chosen = _sample(test, n_test, rng)
+            truth = labels[chosen]
+            for epsilon in epsilons:
+                seed = int(rng.integers(2**31))
+                models = {"DP logistic regression": LogisticRegression(
+                              epsilon=epsilon, data_norm=math.sqrt(dimension), random_state=seed),
+                          "DP Gaussian naive Bayes": GaussianNB(
+                              epsilon=epsilon, bounds=(np.zeros(dimension), np.ones(dimension)),
+                              random_state=seed)}
+                with warnings.catch_warnings():  # diffprivlib passes options SciPy 1.17 deprecates
+                    warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*L-BFGS-B.*")
+                    predicted = {name: model.fit(points[train], labels[train]).predict(points[chosen])
+                                 for name, model in models.items()}
+                predicted["private k-NN (ours)"] = knn_classify_private(
+                    points[train], labels[train], points[chosen], k, epsilon, rng, n_labels=n_labels,
+                    conversion=conversion)[0]
+                rows.extend(dict(fold=fold, repeat=repeat, epsilon=epsilon, method=name,
+                                 accuracy=np.mean(label == truth)) for name, label in predicted.items())
+    return pd.DataFrame(rows)
+
+
+def summarize(table, by, value="accuracy"):
+    """Mean, standard deviation, count and 95% confidence half-width (normal, ``1.96 sd / sqrt(n)``) per group."""
+    grouped = table.groupby(by)[value]
+    summary = grouped.agg(["mean", "std", "count"]).reset_index()
+    summary["ci95"] = 1.96 * summary["std"].fillna(0.0) / np.sqrt(summary["count"])
+    return summary

@@ -1,0 +1,379 @@
+"""Tests of dpnn.classification: private r-N and k-NN classification (Gursoy et al., seed 001).
+
+Statistical tests use fixed seeds and a false-failure rate of 1e-3 (for a
+correct implementation, over the choice of seed). Privacy is checked exactly
+where the output law has a closed form, with a negative control.
+"""
+
+import math
+from itertools import combinations, product
+
+import networkx as nx
+import numpy as np
+import pytest
+import shapely
+from scipy import integrate, stats
+
+from dpnn import classification as c
+from dpnn import data
+
+FALSE_ALARM = 1e-3
+
+
+def _two_clusters(rng, n=400):
+    points = rng.random((n, 2))
+    return points, (points[:, 0] > 0.5).astype(np.intp)
+
+
+# --- r-N classifiers (Alg. 1-2) --------------------------------------------------------------
+
+def test_label_counts_equal_brute_force():
+    rng = np.random.default_rng(0)
+    points, labels = _two_clusters(rng)
+    labels[::3] = 2
+    queries, radii = rng.random((30, 2)), rng.uniform(0.05, 0.3, 30)
+    distance = np.linalg.norm(queries[:, None] - points[None], axis=2)
+    inside = distance <= radii[:, None]
+    expected = np.stack([(inside & (labels == label)).sum(axis=1) for label in range(3)], axis=1)
+    np.testing.assert_array_equal(c.label_counts(points, labels, queries, radii, 3), expected)
+
+
+def test_the_papers_57_percent_example():
+    # §3.1: 80 votes for a, 20 for b, epsilon' = 0.01: e^0.4 / (e^0.4 + e^0.1).
+    probability = c.exponential_label_probabilities(np.array([80.0, 20.0]), 0.01)[0]
+    assert probability == pytest.approx(math.exp(0.4) / (math.exp(0.4) + math.exp(0.1)), rel=1e-12)
+    assert round(probability, 3) == 0.574
+
+
+def test_laplace_label_probability_matches_numerical_integration():
+    # Pr[c_a + L1 > c_b + L2] = integral of the Laplace density of L1 times Pr[L2 < c_a - c_b + L1].
+    for t, epsilon in [(0, 1.0), (3, 0.5), (-2, 0.7), (1, 0.01), (-5, 2.0)]:
+        b = 1 / epsilon
+        integrand = lambda u: stats.laplace.pdf(u, scale=b) * stats.laplace.cdf(t + u, scale=b)  # noqa: E731
+        expected = integrate.quad(integrand, -np.inf, np.inf, limit=200)[0]
+        assert c.laplace_label_probabilities(t, 0, epsilon) == pytest.approx(expected, abs=1e-9)
+
+
+def _identical_instances(n):
+    """A training set where the test point (0.5, 0.5) with radius 0.2 sees counts (3, 1, 0)."""
+    points = np.array([[0.5, 0.5], [0.55, 0.5], [0.5, 0.55], [0.45, 0.5], [0.95, 0.95], [0.05, 0.05]])
+    labels = np.array([0, 0, 0, 1, 2, 2])
+    return points, labels, np.tile([0.5, 0.5], (n, 1)), 0.2
+
+
+def test_exponential_rn_classifier_frequencies_match_alg_2():
+    # n identical instances at epsilon / n each: n independent draws of Alg. 2 at epsilon' = 0.8.
+    points, labels, queries, radius = _identical_instances(20000)
+    result = c.rn_classify_baseline(points, labels, queries, radius, 0.8 * 20000, np.random.default_rng(1),
+                                    n_labels=3, mechanism="exponential")
+    expected = c.exponential_label_probabilities(np.array([3.0, 1.0, 0.0]), 0.8)
+    observed = np.bincount(result.labels, minlength=3)
+    assert stats.chisquare(observed, expected * observed.sum()).pvalue > FALSE_ALARM
+
+
+def test_laplace_rn_classifier_frequencies_match_alg_1():
+    points, labels, queries, radius = _identical_instances(20000)
+    keep = labels < 2  # two labels: the closed form applies
+    result = c.rn_classify_baseline(points[keep], labels[keep], queries, radius, 0.5 * 20000,
+                                    np.random.default_rng(2), n_labels=2)
+    expected = c.laplace_label_probabilities(3, 1, 0.5)
+    assert stats.binomtest(int(np.sum(result.labels == 0)), 20000, expected).pvalue > FALSE_ALARM
+
+
+def test_single_instance_classifiers_agree_with_counts_at_huge_epsilon():
+    points, labels, _, radius = _identical_instances(1)
+    for classify in (c.rn_classify_laplace, c.rn_classify_exponential):
+        assert classify(points, labels, [0.5, 0.5], radius, 1e6, np.random.default_rng(3), n_labels=3) == 0
+
+
+# --- region overlap graph and sensitivity (Alg. 3, Lemmas 1-3) -------------------------------
+
+def _brute_force_clique_number(graph):
+    nodes = list(graph.nodes)
+    for size in range(len(nodes), 0, -1):
+        for subset in combinations(nodes, size):
+            if all(graph.has_edge(u, v) for u, v in combinations(subset, 2)):
+                return size
+    return 0
+
+
+def test_max_clique_size_equals_brute_force_on_random_graphs():
+    rng = np.random.default_rng(4)
+    for trial in range(60):
+        n, density = int(rng.integers(1, 10)), rng.random()
+        graph = nx.gnp_random_graph(n, density, seed=int(rng.integers(2**31)))
+        assert c.max_clique_size(graph) == _brute_force_clique_number(graph), trial
+
+
+def test_region_overlap_graph_equals_pairwise_definition():
+    rng = np.random.default_rng(5)
+    queries, radii = rng.random((80, 2)), rng.uniform(0.01, 0.15, 80)
+    graph = c.region_overlap_graph(queries, radii)
+    expected = {(i, j) for i, j in combinations(range(80), 2)
+                if np.linalg.norm(queries[i] - queries[j]) <= radii[i] + radii[j]}
+    assert {tuple(sorted(e)) for e in graph.edges} == expected
+    assert graph.number_of_nodes() == 80
+
+
+def test_figure_3_example_components_and_budgets():
+    # x1, x2, x3 mutually overlap, x4 alone, x5 and x6 overlap (the paper's Fig. 3).
+    queries = np.array([[0.1, 0.1], [0.2, 0.1], [0.15, 0.18], [0.5, 0.5], [0.8, 0.8], [0.9, 0.8]])
+    radii = np.full(6, 0.06)
+    components = sorted(c.overlap_components(c.region_overlap_graph(queries, radii)))
+    assert components == [([0, 1, 2], 3), ([3], 1), ([4, 5], 2)]
+    points, labels = _two_clusters(np.random.default_rng(6))
+    result = c.rn_classify_batch(points, labels, queries, radii, 1.2, np.random.default_rng(7), n_labels=2)
+    np.testing.assert_allclose(result.epsilons, [0.4, 0.4, 0.4, 1.2, 0.6, 0.6])
+
+
+def test_adding_any_training_point_changes_at_most_mcs_counts():
+    # Lemma 3 by brute force: add a point at each location of a fine grid and recount.
+    rng = np.random.default_rng(8)
+    locations = np.stack(np.meshgrid(np.linspace(0, 1, 121), np.linspace(0, 1, 121)), -1).reshape(-1, 2)
+    for trial in range(12):
+        n = int(rng.integers(3, 9))
+        queries, radii = rng.uniform(0.2, 0.8, (n, 2)), rng.uniform(0.05, 0.3, n)
+        points, labels = _two_clusters(rng, 30)
+        components = c.overlap_components(c.region_overlap_graph(queries, radii))
+        mcs = np.empty(n, dtype=int)
+        for nodes, size in components:
+            mcs[nodes] = size
+        before = c.label_counts(points, labels, queries, radii, 2)
+        depth = c.overlap_depth(queries, radii, locations)
+        for row in np.flatnonzero(depth.any(axis=1))[::7]:
+            after = c.label_counts(np.vstack([points, locations[row]]), np.append(labels, 1), queries, radii, 2)
+            changed = np.flatnonzero(np.abs(after - before).sum(axis=1))
+            np.testing.assert_array_equal(changed, np.flatnonzero(depth[row]))
+            assert len(set(mcs[changed])) == 1 and changed.size <= mcs[changed[0]], trial
+        assert depth.sum(axis=1).max() <= mcs.max()
+
+
+def test_mcs_can_exceed_the_true_depth():
+    # Three pairwise-overlapping discs with no common point: MCS 3, true sensitivity 2 (Lemma 3 is a bound).
+    angles = np.array([0.0, 2 * np.pi / 3, 4 * np.pi / 3])
+    queries = 0.5 + 0.2 * np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    radii = np.full(3, 0.2 * math.sqrt(3) / 2 * 1.01)  # just over half the side of the triangle
+    assert c.max_clique_size(c.region_overlap_graph(queries, radii)) == 3
+    grid = np.stack(np.meshgrid(np.linspace(0, 1, 301), np.linspace(0, 1, 301)), -1).reshape(-1, 2)
+    assert c.overlap_depth(queries, radii, grid).sum(axis=1).max() == 2
+
+
+def _pair_output_law(counts, epsilons):
+    """Exact law of the two labels Alg. 1 releases for two instances with two labels each."""
+    first = c.laplace_label_probabilities(counts[0][0], counts[0][1], epsilons[0])
+    second = c.laplace_label_probabilities(counts[1][0], counts[1][1], epsilons[1])
+    return np.array([[first * second, first * (1 - second)], [(1 - first) * second, (1 - first) * (1 - second)]])
+
+
+def test_alg_3_budget_bounds_the_exact_privacy_loss_and_full_budget_does_not():
+    # Two overlapping instances (MCS 2); D' adds a label-0 point in the common region.
+    epsilon = 1.0
+    worst_split, worst_full = 0.0, 0.0
+    for counts in product(range(-3, 4), repeat=2):
+        before = [(5 + counts[0], 5), (5 + counts[1], 5)]
+        after = [(6 + counts[0], 5), (6 + counts[1], 5)]
+        split = np.log(_pair_output_law(after, [epsilon / 2] * 2) / _pair_output_law(before, [epsilon / 2] * 2))
+        full = np.log(_pair_output_law(after, [epsilon] * 2) / _pair_output_law(before, [epsilon] * 2))
+        worst_split, worst_full = max(worst_split, np.abs(split).max()), max(worst_full, np.abs(full).max())
+    assert worst_split <= epsilon + 1e-12
+    assert worst_full > 1.5 * epsilon  # the negative control: no division by MCS is not epsilon-DP
+
+
+# --- k-NN to r-N conversion (Alg. 6-7) --------------------------------------------------------
+
+def test_r_unif_exact_values():
+    assert c.r_unif(10, 1000, 2) == pytest.approx(math.sqrt(10 / (1000 * math.pi)))
+    assert c.r_unif(5, 200, 1, volume=2.0) == pytest.approx(5 * 2.0 / (200 * 2))  # 2 r n / vol = k
+    assert c.r_unif(30, 500, 3) == pytest.approx((30 * 3 / (4 * math.pi * 500)) ** (1 / 3))
+    np.testing.assert_allclose(c.interactive_candidates(np.array([0.5]), 4), [[0.25, 0.5, 0.75, 1.0]])
+
+
+def test_grid_size_follows_qardaji_in_two_dimensions():
+    assert c.grid_size(4000, 0.5, 2) == math.floor(math.sqrt(4000 * 0.5 / 10))
+    assert c.grid_size(1000, 1.0, 64) == 1
+    assert c.grid_size(1e12, 1.0, 2, max_cells=2**20) == 1024
+
+
+def test_interactive_conversion_at_huge_epsilon_returns_the_best_candidate():
+    rng = np.random.default_rng(9)
+    points, queries = rng.random((2000, 2)), rng.uniform(0.2, 0.8, (40, 2))
+    radii = c.convert_interactive(points, queries, 20, 1e9, np.random.default_rng(10))
+    candidates = c.interactive_candidates(c.r_unif(np.full(40, 20), 2000, 2), 10)
+    counts = np.array([[np.sum(np.linalg.norm(points - q, axis=1) <= o) for o in row]
+                       for q, row in zip(queries, candidates)])
+    best = np.abs(counts - 20)
+    unique = (best == best.min(axis=1, keepdims=True)).sum(axis=1) == 1
+    assert unique.sum() >= 20
+    chosen = candidates[np.arange(40), best.argmin(axis=1)]
+    np.testing.assert_allclose(radii[unique], chosen[unique], rtol=1e-9)  # |D| noise of scale 2e-8
+
+
+def test_noninteractive_conversion_at_huge_epsilon_is_exact_up_to_the_grid_resolution():
+    # Mass >= k once the ball covers the k-th neighbour's cell, and not before r + cell diagonal
+    # reaches it: |r - r_k| <= diagonal + gamma.
+    rng = np.random.default_rng(11)
+    points, queries = rng.random((3000, 2)), rng.uniform(0.2, 0.8, (50, 2))
+    grid = c.private_uniform_grid(points, 1e12, np.random.default_rng(12), max_cells=2**18)
+    assert grid.m == 512
+    gamma = 1e-4
+    radii = c.convert_noninteractive(grid, queries, 15, gamma, rng)
+    truth = c.knn_radii(points, queries, 15)
+    assert np.max(np.abs(radii - truth)) <= math.sqrt(2) / grid.m + gamma
+    assert c.avre(radii, truth) < 2.0
+
+
+def test_bisection_returns_the_papers_linear_scan():
+    rng = np.random.default_rng(13)
+    points, queries = rng.random((500, 2)), rng.random((10, 2))
+    grid = c.private_uniform_grid(points, 0.5, rng)
+    gamma, k = 0.01, 12
+    radii = c.convert_noninteractive(grid, queries, k, gamma, rng)
+    for query, radius in zip(queries, radii):
+        r = gamma
+        while r <= math.sqrt(2) and c.grid_mass(grid, query[None], np.array([r]))[0] < k:
+            r += gamma
+        assert radius == pytest.approx(r, abs=1e-12)
+
+
+def test_disc_rectangle_area_against_shapely_and_exact_cases():
+    rng = np.random.default_rng(14)
+    for _ in range(30):
+        centre, r = rng.random(2), rng.uniform(0.05, 0.6)
+        lower = rng.random(2) * 0.5
+        upper = lower + rng.uniform(0.05, 0.6, 2)
+        disc = shapely.Point(centre).buffer(r, quad_segs=2048)
+        expected = disc.intersection(shapely.box(*lower, *upper)).area
+        got = c.disc_rectangle_area(centre, r, lower, upper)
+        assert got == pytest.approx(expected, rel=1e-5, abs=1e-9)
+    assert c.disc_rectangle_area(np.array([0.5, 0.5]), 0.1, np.zeros(2), np.ones(2)) == pytest.approx(math.pi / 100)
+    assert c.disc_rectangle_area(np.array([0.5, 0.5]), 0.1, np.array([0.5, 0.0]), np.ones(2)) == pytest.approx(
+        math.pi / 200)
+    assert c.disc_rectangle_area(np.array([0.5, 0.5]), 1.0, np.zeros(2), np.ones(2)) == pytest.approx(1.0)
+
+
+def test_grid_mass_in_three_dimensions_is_exact_for_a_ball_inside_one_cell():
+    grid = c.PrivateGrid(np.full((1, 1, 1), 500.0), 1, 1.0)
+    samples = c._ball_directions(3, 64, np.random.default_rng(15))
+    mass = c.grid_mass(grid, np.array([[0.5, 0.5, 0.5]]), np.array([0.3]), samples=samples)
+    assert mass[0] == pytest.approx(500 * 4 / 3 * math.pi * 0.3**3)
+
+
+def test_grid_counts_are_laplace_with_scale_one_over_the_count_budget():
+    rng = np.random.default_rng(16)
+    points = np.full((100, 2), 0.1)
+    epsilon, share = 2.0, c.SIZE_SHARE
+    noise = []
+    for _ in range(40):
+        grid = c.private_uniform_grid(points, epsilon, rng, c=0.05)
+        exact = np.zeros((grid.m, grid.m))
+        exact[int(0.1 * grid.m), int(0.1 * grid.m)] = 100
+        noise.append((grid.counts - exact).ravel())
+    noise = np.concatenate(noise)
+    scale = 1 / ((1 - share) * epsilon)
+    assert stats.kstest(noise, stats.laplace(scale=scale).cdf).pvalue > FALSE_ALARM
+
+
+# --- k-NN classifiers (Alg. 4-5) ---------------------------------------------------------------
+
+def test_knn_baseline_frequencies_match_alg_4():
+    points = np.array([[0.5, 0.5], [0.52, 0.5], [0.5, 0.53], [0.6, 0.6], [0.9, 0.9]])
+    labels = np.array([0, 0, 1, 1, 1])
+    queries = np.tile([0.5, 0.5], (20000, 1))
+    got = c.knn_classify_baseline(points, labels, queries, 3, 0.9 * 20000, np.random.default_rng(17), n_labels=2)
+    expected = c.exponential_label_probabilities(np.array([2.0, 1.0]), 0.9)[0]
+    assert stats.binomtest(int(np.sum(got == 0)), 20000, expected).pvalue > FALSE_ALARM
+
+
+def test_knn_radii_and_nonprivate_knn_match_brute_force():
+    rng = np.random.default_rng(18)
+    points, labels = _two_clusters(rng, 200)
+    queries = rng.random((25, 2))
+    distance = np.sort(np.linalg.norm(queries[:, None] - points[None], axis=2), axis=1)
+    np.testing.assert_allclose(c.knn_radii(points, queries, 7), distance[:, 6])
+    predicted = c.knn_classify_nonprivate(points, labels, queries, 9, rng, n_labels=2)
+    order = np.argsort(np.linalg.norm(queries[:, None] - points[None], axis=2), axis=1)[:, :9]
+    np.testing.assert_array_equal(predicted, (labels[order].sum(axis=1) >= 5).astype(int))
+
+
+def test_private_knn_is_reproducible_and_accurate_at_large_epsilon():
+    points, labels = _two_clusters(np.random.default_rng(19), 2000)
+    queries = np.random.default_rng(20).random((60, 2))
+    truth = (queries[:, 0] > 0.5).astype(int)
+    for conversion in ("interactive", "noninteractive"):
+        first = c.knn_classify_private(points, labels, queries, 10, 50.0, np.random.default_rng(21),
+                                       n_labels=2, conversion=conversion)
+        again = c.knn_classify_private(points, labels, queries, 10, 50.0, np.random.default_rng(21),
+                                       n_labels=2, conversion=conversion)
+        np.testing.assert_array_equal(first[0], again[0])
+        np.testing.assert_array_equal(first[1], again[1])
+        assert np.mean(first[0] == truth) >= 0.9
+
+
+def test_proposed_beats_baseline_on_moons_at_epsilon_one():
+    # The acceptance check on a smaller scale: 2 folds, 100 instances.
+    points, labels = data.classification_dataset("moons")
+    table = c.rn_study(points, labels, 2, [1.0], [100], 2, 2, np.random.default_rng(22))
+    summary = c.summarize(table, ["method"]).set_index("method")
+    assert summary.loc["proposed", "mean"] - summary.loc["baseline", "mean"] > (
+        summary.loc["proposed", "ci95"] + summary.loc["baseline", "ci95"])
+
+
+def test_conversion_metrics_exact_values():
+    assert c.avre([1.1, 0.5], [1.0, 1.0]) == pytest.approx(30.0)
+    points = np.array([[0.0, 0.0], [0.1, 0.0], [0.2, 0.0], [0.3, 0.0]])
+    assert c.rmse_k(points, [[0.0, 0.0]], [0.25], [0.15]) == pytest.approx(1.0)
+
+
+@pytest.mark.filterwarnings("ignore:scipy.optimize:DeprecationWarning")
+def test_diffprivlib_models_import_and_fit():
+    LogisticRegression, GaussianNB = c.diffprivlib_models()
+    points, labels = _two_clusters(np.random.default_rng(23), 1000)
+    model = GaussianNB(epsilon=5.0, bounds=(np.zeros(2), np.ones(2)), random_state=0).fit(points, labels)
+    assert model.score(points, labels) > 0.8
+    assert LogisticRegression(epsilon=5.0, data_norm=math.sqrt(2), random_state=0).fit(points, labels).score(
+        points, labels) > 0.6
+
+
+def test_classification_datasets_are_scaled_to_the_unit_cube():
+    for name, (rows, columns, n_labels) in {"moons": (5300, 2, 2), "iris": (150, 4, 3), "wine": (178, 13, 3),
+                                             "breast_cancer": (569, 30, 2), "digits": (1797, 64, 10)}.items():
+        points, labels = data.classification_dataset(name)
+        assert points.shape == (rows, columns) and points.min() == 0 and points.max() == 1
+        assert set(np.unique(labels)) == set(range(n_labels))
+    with pytest.raises(ValueError, match="name must be one of"):
+        data.classification_dataset("banana")
+
+
+# --- bad input -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, message", [
+    (lambda p, l, q: c.label_counts(p, l, q, 0.0, 2), "radii must be > 0"),
+    (lambda p, l, q: c.label_counts(p, l, q, -1.0, 2), "radii must be > 0"),
+    (lambda p, l, q: c.label_counts(p, l[:-1], q, 0.1, 2), "labels must have one entry"),
+    (lambda p, l, q: c.label_counts(p, l + 5, q, 0.1, 2), r"labels must be integers in \[0, n_labels\)"),
+    (lambda p, l, q: c.label_counts(p, l, q, 0.1, 1), "n_labels must be an integer >= 2"),
+    (lambda p, l, q: c.label_counts(p * 3, l, q, 0.1, 2), "unit cube"),
+    (lambda p, l, q: c.label_counts(p, l, q[:, :1], 0.1, 2), "queries must have 2 columns"),
+    (lambda p, l, q: c.rn_classify_batch(p, l, q, 0.1, 0.0, 0, n_labels=2), "epsilon must be"),
+    (lambda p, l, q: c.rn_classify_baseline(p, l, q, 0.1, -1.0, 0, n_labels=2), "epsilon must be"),
+    (lambda p, l, q: c.rn_classify_baseline(p, l, q, 0.1, 1.0, 0, n_labels=2, mechanism="gauss"), "mechanism"),
+    (lambda p, l, q: c.rn_classify_laplace(p, l, q, 0.1, 1.0, 0, n_labels=2), "one test instance"),
+    (lambda p, l, q: c.convert_interactive(p, q, 0, 1.0, 0), r"k must be an integer in \[1, \|D\|\]"),
+    (lambda p, l, q: c.convert_interactive(p, q, 51, 1.0, 0), r"k must be an integer in \[1, \|D\|\]"),
+    (lambda p, l, q: c.convert_interactive(p, q, 5, 0.0, 0), "epsilon_hat must be"),
+    (lambda p, l, q: c.convert_interactive(p, q, 5, 1.0, 0, size_share=1.0), "size_share must be"),
+    (lambda p, l, q: c.knn_classify_private(p, l, q, 5, 1.0, 0, n_labels=2, w=0.0), "w must be"),
+    (lambda p, l, q: c.knn_classify_private(p, l, q, 5, 1.0, 0, n_labels=2, conversion="x"), "conversion"),
+    (lambda p, l, q: c.knn_classify_baseline(p, l, q, 0, 1.0, 0, n_labels=2), "k must be"),
+    (lambda p, l, q: c.knn_classify_nonprivate(p, l, q, 51, 0, n_labels=2), "k must be"),
+    (lambda p, l, q: c.private_uniform_grid(p, 0.0, 0), "epsilon must be"),
+    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 5, 0.0, 0), "gamma must be"),
+    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 0, 0.1, 0), "k must be >= 1"),
+    (lambda p, l, q: c.r_unif(0, 100, 2), "k must be >= 1"),
+    (lambda p, l, q: c.max_clique_size(nx.Graph()), "at least one vertex"),
+])
+def test_bad_input_raises_value_error(call, message):
+    rng = np.random.default_rng(24)
+    points, labels = _two_clusters(rng, 50)
+    with pytest.raises(ValueError, match=message):
+        call(points, labels, rng.random((4, 2)))
