@@ -105,6 +105,14 @@ def test_max_clique_size_equals_brute_force_on_random_graphs():
         assert c.max_clique_size(graph) == _brute_force_clique_number(graph), trial
 
 
+def test_max_clique_size_equals_networkx_exact_search_on_larger_graphs():
+    # Exercises the greedy shortcuts (dense graphs) and the exact fallback alike.
+    rng = np.random.default_rng(25)
+    for density in (0.1, 0.5, 0.8, 0.95, 0.99):
+        graph = nx.gnp_random_graph(40, density, seed=int(rng.integers(2**31)))
+        assert c.max_clique_size(graph) == nx.max_weight_clique(graph, weight=None)[1], density
+
+
 def test_region_overlap_graph_equals_pairwise_definition():
     rng = np.random.default_rng(5)
     queries, radii = rng.random((80, 2)), rng.uniform(0.01, 0.15, 80)

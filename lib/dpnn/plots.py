@@ -401,3 +401,75 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
         ax.set_ylabel(ylabel)
     axes.ravel()[0].legend(fontsize="x-small")
     return fig
+
+
+# --- issue 6: private k-NN classification (notebook 09) -------------------------------------
+
+def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xlabel, ylabel, logx=False,
+                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True):
+    """One panel per value of ``panel``; in each, one line per value of ``series`` against ``x``.
+
+    ``summary`` is a long table (e.g. from ``classification.summarize``) with the
+    columns named here; ``error`` gives the half-width of the error bars.
+    """
+    names = list(dict.fromkeys(summary[panel]))
+    nrows = -(-len(names) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False, sharey=sharey)
+    for ax, name in zip(axes.flat, names):
+        part = summary[summary[panel] == name]
+        for label, line in part.groupby(series, sort=False):
+            line = line.sort_values(x)
+            ax.errorbar(line[x], line[value], yerr=line[error] if error else None, marker="o", ms=3.5,
+                        capsize=2, label=str(label))
+        ax.set_title((panel_titles or {}).get(name, str(name)), fontsize="medium")
+        ax.set_xlabel(xlabel)
+        ax.set_xscale("log" if logx else "linear")
+        ax.set_yscale("log" if logy else "linear")
+        if ylim is not None:
+            ax.set_ylim(*ylim)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0),
+               frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.93 if nrows == 1 else 0.96))
+    return fig
+
+
+def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_labels=None):
+    """Proximity regions of test instances (left) and their region overlap graph (right), as in Fig. 3.
+
+    ``mcs_of`` maps a vertex to the MCS of its component, written next to it.
+    """
+    import networkx as nx
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4.6))
+    colours = sns.color_palette("colorblind", 10)
+    components = sorted(nx.connected_components(graph), key=min)
+    colour_of = {v: colours[i % 10] for i, nodes in enumerate(components) for v in nodes}
+    if points is not None:
+        left.scatter(points[:, 0], points[:, 1], c=["k" if l else "0.7" for l in point_labels], s=6, zorder=1)
+    for i, (centre, r) in enumerate(zip(queries, radii)):
+        left.add_patch(plt.Circle(centre, r, fill=False, lw=1.5, color=colour_of[i]))
+        left.annotate(f"x{i + 1}", centre, ha="center", va="center", fontsize="small", color=colour_of[i])
+    left.set_aspect("equal")
+    left.set_xlim(0, 1)
+    left.set_ylim(0, 1)
+    left.set_title("test instances and proximity regions")
+    layout = {i: queries[i] for i in range(len(queries))}
+    nx.draw_networkx(graph, pos=layout, ax=right, node_color=[colour_of[v] for v in graph.nodes],
+                     labels={v: f"x{v + 1}" for v in graph.nodes}, font_size=8, node_size=380)
+    if mcs_of is not None:
+        for nodes in components:
+            anchor = min(nodes)
+            right.annotate(f"MCS {mcs_of[anchor]}", queries[anchor], xytext=(0, -22), textcoords="offset points",
+                           ha="center", fontsize="small", color=colour_of[anchor])
+    right.set_xlim(0, 1)
+    right.set_ylim(0, 1)
+    right.set_aspect("equal")
+    right.set_title("region overlap graph")
+    right.axis("off")
+    fig.tight_layout()
+    return fig
