@@ -339,6 +339,8 @@ Q = np.array([0.5, 0.5])
     (lambda: cgp.basic_knn(POINTS, Q, 2, 0), "exactly one"),
     (lambda: cgp.knn_error(POINTS, Q, [1, 1]), "distinct"),
     (lambda: cgp.knn_error(np.zeros((3, 2)), np.zeros(2), [0]), "undefined"),
+    (lambda: cgp.knn_error(POINTS, Q, [0, 9]), "indices in"),
+    (lambda: cgp.query_points([POINTS[:1]], 3, 0), "n_i >= 2"),
     (lambda: cgp.pch(np.zeros((5, 3)), 0, rho=1.0), r"\(n, 2\)"),
     (lambda: cgp.pch(POINTS, 0, rho=1.0, beta=0.0), "beta"),
     (lambda: cgp.pch_error_bound(0, 10, 1.0, 0.1, rho=1.0), "k must"),

@@ -338,8 +338,9 @@ def knn_error(points, query, indices) -> float:
     points = _tuple(points)
     query = _query(query, points.shape[1])
     indices = np.asarray(indices)
-    if indices.ndim != 1 or indices.size == 0 or np.unique(indices).size != indices.size:
-        raise ValueError("indices must be a non-empty list of distinct point indices")
+    if (indices.ndim != 1 or indices.size == 0 or indices.dtype.kind not in "iu"
+            or np.unique(indices).size != indices.size or indices.min() < 0 or indices.max() >= len(points)):
+        raise ValueError(f"indices must be a non-empty list of distinct point indices in [0, {len(points) - 1}]")
     distances = _nearest_distances(points, query)
     best = np.sum(np.partition(distances, indices.size - 1)[:indices.size])
     if best == 0:
@@ -438,7 +439,9 @@ def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 1
     CGP (``rho``): Gaussian mechanisms and sqrt(2 rho1) per PNN; rho-CGP by Thm 3.2.
     GP (``epsilon``): planar Laplace for c-hat (epsilon0/2 / sqrt 2), 1-D Laplace for R,
     epsilon1 per PNN; epsilon-GP by basic composition (Lemma 2.7).
-    The hull of ``released`` is the answer (post-processing).
+    The hull of ``released`` is the answer (post-processing). A noisy radius
+    below 1e-9 m (possible only when the noise dwarfs the data) is replaced by
+    1e-9 m, which is post-processing of the released R.
     """
     kind, budget = _budget(epsilon, rho)
     points = _tuple(points)
@@ -592,6 +595,9 @@ def query_points(trajectories, n_queries, rng):
     """
     n_queries = positive_int(n_queries, "n_queries")
     rng = generator(rng)
+    trajectories = [_tuple(path, "trajectories") for path in trajectories]
+    if not trajectories or min(len(path) for path in trajectories) < 2:
+        raise ValueError("trajectories must be a non-empty list of (n_i, 2) arrays with n_i >= 2")
     out = np.empty((n_queries, 2))
     for q in range(n_queries):
         path = trajectories[int(rng.integers(len(trajectories)))]
