@@ -1,0 +1,682 @@
+"""Concentrated geo-privacy (Liang and Yi, CCS 2023): Gaussian mechanism, SVT, PNN, k-PNN, PCH.
+
+Source: seed 004 (an OCR conversion; where a formula is unreadable it is
+re-derived here from the definitions and proofs around it, and the notebook
+``11_concentrated_geo_privacy.ipynb`` says which).
+
+Setting. One user holds an n-tuple of points x = (x_1, ..., x_n) in R^2 (a
+trajectory, in metres). Two tuples are compared with
+``dist_inf(x, x') = max_i ||x_i - x'_i||``. A mechanism is
+
+* epsilon-GP (geo-privacy, Def. 2) if ``Pr[M(x) in S] <= e^{epsilon dist(x, x')} Pr[M(x') in S]``;
+* rho-CGP (Def. 3) if the Renyi divergence ``D_alpha(M(x) || M(x')) <= alpha rho dist(x, x')^2``
+  for every alpha > 1.
+
+epsilon is per metre, rho per square metre. The query point of a kNN query and
+the probe points of the convex hull are public; only the user's points are
+protected.
+
+Mechanisms sample with floating point and are for research and teaching, not
+for protecting real users without a vetted library.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dpnn import accounting, mechanisms
+from dpnn._validation import (finite_array, generator, positive_finite, positive_int,
+                              probability_open)
+
+__all__ = [
+    "gaussian_sigma",
+    "gaussian_mechanism",
+    "renyi_gaussian",
+    "lemma_3_4_log_ratio",
+    "noise_norms",
+    "gp_basic",
+    "cgp_basic",
+    "identity_errors",
+    "gp_basic_bound",
+    "cgp_basic_bound",
+    "svt_gp",
+    "pnn",
+    "pnn_bound",
+    "k_pnn",
+    "basic_knn",
+    "knn_error",
+    "centre",
+    "pch_error_bound",
+    "choose_anchor_count",
+    "HullRelease",
+    "pch",
+    "hull_jaccard",
+    "taxi_trajectories",
+    "mercator",
+    "load_cabspotting",
+    "sample_tuple",
+    "query_points",
+    "identity_experiment",
+    "knn_experiment",
+    "hull_experiment",
+]
+
+
+def _budget(epsilon, rho):
+    """Exactly one of epsilon (GP) and rho (CGP); returns ("GP", epsilon) or ("CGP", rho)."""
+    if (epsilon is None) == (rho is None):
+        raise ValueError("give exactly one of epsilon (GP) and rho (CGP)")
+    if epsilon is not None:
+        return "GP", positive_finite(epsilon, "epsilon")
+    return "CGP", positive_finite(rho, "rho")
+
+
+def _tuple(points, name="points"):
+    return finite_array(points, name, ndim=(2,))
+
+
+def _query(query, dimension):
+    query = finite_array(query, "query", ndim=(1,))
+    if query.shape != (dimension,):
+        raise ValueError(f"query must have shape ({dimension},), got {query.shape}")
+    return query
+
+
+# --- §3.1 the Gaussian mechanism -----------------------------------------------------------
+
+def gaussian_sigma(rho, lipschitz=1.0) -> float:
+    """Noise standard deviation ``K / sqrt(2 rho)`` of the rho-CGP Gaussian mechanism (Thm 3.1)."""
+    return positive_finite(lipschitz, "lipschitz") / math.sqrt(2 * positive_finite(rho, "rho"))
+
+
+def gaussian_mechanism(values, rho, rng, lipschitz=1.0):
+    """Gaussian mechanism ``g(x) + K / sqrt(2 rho) N(0, I)`` (Liang and Yi, Thm 3.1).
+
+    ``values = g(x)`` for a K-Lipschitz query g into R^d (Euclidean metric).
+    Privacy: rho-CGP, since D_alpha(N(g(x), s^2 I) || N(g(x'), s^2 I))
+    = alpha ||g(x) - g(x')||^2 / (2 s^2) <= alpha rho dist(x, x')^2 (Lemma 2.1(4)).
+    Calls :func:`dpnn.mechanisms.gaussian`.
+    """
+    return mechanisms.gaussian(values, gaussian_sigma(rho, lipschitz), rng)
+
+
+def renyi_gaussian(alpha, distance, sigma) -> float:
+    """``D_alpha(N(mu, sigma^2 I) || N(mu', sigma^2 I)) = alpha ||mu - mu'||^2 / (2 sigma^2)`` (Lemma 2.1(4))."""
+    alpha = positive_finite(alpha, "alpha")
+    if alpha <= 1:
+        raise ValueError(f"alpha must be a finite real number > 1, got {alpha!r}")
+    distance = float(np.sqrt(np.sum(finite_array(distance, "distance") ** 2)))
+    return alpha * distance**2 / (2 * positive_finite(sigma, "sigma") ** 2)
+
+
+def lemma_3_4_log_ratio(k, epsilon, delta, lam, distance):
+    """Lower bound on the delta-approximate max-divergence of k composed 1-D epsilon-GP Laplace releases.
+
+    The construction of Lemma 3.4: x' = x - Delta (``distance``), threshold
+    s = x - lam Delta / 2, event S* = {all k outputs >= s}. Then
+    Pr[M(x) in S*] = (1 - e^{-epsilon lam Delta / 2} / 2)^k, Pr[M(x') in S*] = (e^{-epsilon (1 - lam/2) Delta} / 2)^k,
+    and D^delta_inf >= log((Pr[M(x) in S*] - delta) / Pr[M(x') in S*]) (returned; -inf if
+    the numerator is <= 0). With Delta = 2 ln(k) / (lam epsilon) and delta < 1/4
+    this exceeds (1 - lam) k epsilon Delta, so the composition is not
+    ((1 - lam) k epsilon, delta)-GP (Thm 3.5): no advanced composition for GP.
+    """
+    k = positive_int(k, "k")
+    epsilon = positive_finite(epsilon, "epsilon")
+    delta = probability_open(delta, "delta")
+    lam = probability_open(lam, "lam")
+    distance = finite_array(distance, "distance")
+    if np.any(distance <= 0):
+        raise ValueError("distance must contain only finite numbers > 0")
+    log_p = k * np.log1p(-0.5 * np.exp(-epsilon * lam * distance / 2))
+    log_q = k * (-epsilon * (1 - lam / 2) * distance - math.log(2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        numerator = np.log(np.maximum(np.exp(log_p) - delta, 0.0))
+    return numerator - log_q
+
+
+def noise_norms(dimension, n_samples, rng, *, epsilon=None, rho=None):
+    """``||noise||`` of the d-dimensional Laplace (epsilon-GP) or Gaussian (rho-CGP) mechanism, n_samples draws.
+
+    The Laplace norm is Gamma(d, 1/epsilon), mean d / epsilon (O(d)); the Gaussian
+    norm is sigma chi_d, mean about sqrt(d) / sqrt(2 rho) (O(sqrt d)) (§3.1, App. A).
+    """
+    kind, budget = _budget(epsilon, rho)
+    dimension = positive_int(dimension, "dimension")
+    n_samples = positive_int(n_samples, "n_samples")
+    zeros = np.zeros((n_samples, dimension))
+    noisy = (mechanisms.laplace_ball(zeros, budget, rng) if kind == "GP"
+             else gaussian_mechanism(zeros, budget, rng))
+    return np.linalg.norm(noisy.reshape(n_samples, dimension), axis=1)
+
+
+# --- §4.2 the identity query -----------------------------------------------------------------
+
+def gp_basic(points, epsilon, rng):
+    """GP Basic: planar Laplace with epsilon / n on each of the n points (Thm 4.6).
+
+    Each x -> x_i is 1-Lipschitz under dist_inf, so by basic composition (Lemma 2.7)
+    the release of the tuple is epsilon-GP.
+    """
+    points = _tuple(points)
+    epsilon = positive_finite(epsilon, "epsilon")
+    return mechanisms.planar_laplace(points, epsilon / len(points), rng)
+
+
+def cgp_basic(points, rho, rng):
+    """CGP Basic: Gaussian noise sqrt(n / (2 rho)) N(0, I) on each of the n points (Thm 4.8).
+
+    Each point gets a (rho / n)-CGP Gaussian mechanism; by Thm 3.2 the tuple is rho-CGP.
+    """
+    points = _tuple(points)
+    rho = positive_finite(rho, "rho")
+    return gaussian_mechanism(points, rho / len(points), rng)
+
+
+def identity_errors(points, released):
+    """(max_i ||x_i - y_i||, sqrt(sum_i ||x_i - y_i||^2)): the max and l2 errors of Fig. 2."""
+    points, released = _tuple(points), _tuple(released, "released")
+    if points.shape != released.shape:
+        raise ValueError(f"released must have the shape of points {points.shape}, got {released.shape}")
+    norms = np.linalg.norm(points - released, axis=1)
+    return float(norms.max()), float(np.sqrt(np.sum(norms**2)))
+
+
+def _laplace_radius_bound(epsilon, beta):
+    """r with Pr[planar Laplace radius > r] <= beta: (sqrt(2 ln(1/beta)) + ln(1/beta)) / epsilon (Lemma 4.5)."""
+    log_term = math.log(1 / beta)
+    return (math.sqrt(2 * log_term) + log_term) / epsilon
+
+
+def gp_basic_bound(n, epsilon, beta) -> float:
+    """Thm 4.6 with constants: dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta)) + ln(n/beta)) w.p. 1 - beta."""
+    n = positive_int(n, "n")
+    return _laplace_radius_bound(positive_finite(epsilon, "epsilon") / n, probability_open(beta, "beta") / n)
+
+
+def cgp_basic_bound(n, rho, beta) -> float:
+    """Thm 4.8: dist_inf(CGP Basic, x) <= sqrt(n ln(n / beta) / rho) with probability 1 - beta."""
+    n = positive_int(n, "n")
+    return math.sqrt(n * math.log(n / probability_open(beta, "beta")) / positive_finite(rho, "rho"))
+
+
+# --- §4.3 sparse vector technique, PNN, k-PNN ---------------------------------------------------
+
+def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
+    """Unchecked core of :func:`svt_gp`: one Laplace vector per pass over ``values``."""
+    m = values.shape[0]
+    bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))  # T + W, W ~ Lap(K / eps1)
+    scale = 2 * lipschitz / (epsilon / 2)  # V_j ~ Lap(2K / eps2)
+    for sweep in range(max_passes):
+        below = np.flatnonzero(values + rng.laplace(0.0, scale, size=m) < bar)
+        if below.size:
+            return sweep * m + int(below[0])
+    raise RuntimeError(f"SVT did not halt within max_passes={max_passes} passes over the queries")
+
+
+def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -> int:
+    """Sparse vector technique under GP (Liang and Yi, Alg. 1): index of the first query below T.
+
+    ``values[j] = g_j(x)`` for K-Lipschitz queries g_j; the query sequence is
+    ``values`` repeated cyclically (as PNN uses it). With eps1 = eps2 = epsilon / 2,
+    W ~ Lap(K / eps1) and V_j ~ Lap(2K / eps2), it returns the 0-based position t
+    of the first j with ``g_j(x) + V_j < T + W`` (t may exceed len(values): take
+    t mod m). Noise is drawn one pass at a time; the V_j after the halt are never
+    looked at, so the law of t is that of the one-at-a-time algorithm.
+    Privacy: epsilon-GP (App. D), hence epsilon^2/2-CGP (Lemma 3.6).
+    """
+    values = finite_array(values, "values", ndim=(1,))
+    threshold = float(finite_array(threshold, "threshold", ndim=(0,)))
+    return _svt_scan(values, threshold, positive_finite(epsilon, "epsilon"),
+                     positive_finite(lipschitz, "lipschitz"), generator(rng),
+                     positive_int(max_passes, "max_passes"))
+
+
+def _pnn_core(distances, epsilon, gamma0, rng):
+    """Alg. 2 on the distances of the candidates to p: position of the privatized nearest neighbour."""
+    threshold = distances.min() + rng.laplace(0.0, 3 / epsilon) + gamma0  # line 1: eps/3-GP
+    position = _svt_scan(distances, threshold, 2 * epsilon / 3, 1.0, rng, 100_000)  # line 2: 2eps/3-GP
+    return position % distances.shape[0]
+
+
+def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
+    """Private nearest neighbour PNN (Liang and Yi, Alg. 2): index of a near neighbour of ``query``.
+
+    T = min_{i in I} ||x_i - p|| + Lap(3/epsilon) + gamma0 (the minimum distance
+    is 1-Lipschitz, Lemma 4.9), then SVT with 2 epsilon / 3 over the distances
+    ||x_i - p||, i in ``subset`` (default all) in increasing index order, cycled.
+    Privacy: epsilon-GP (basic composition of epsilon/3 and 2 epsilon/3), hence
+    (epsilon^2/2)-CGP. gamma0 > 0 shortens the scan at the price of error
+    (Thm 4.10); gamma0 = 0 gives the bound of :func:`pnn_bound` (Thm 4.11).
+    """
+    points = _tuple(points)
+    query = _query(query, points.shape[1])
+    epsilon = positive_finite(epsilon, "epsilon")
+    gamma0 = float(finite_array(gamma0, "gamma0", ndim=(0,)))
+    candidates = np.arange(len(points)) if subset is None else _subset(subset, len(points))
+    distances = np.linalg.norm(points[candidates] - query, axis=1)
+    return int(candidates[_pnn_core(distances, epsilon, gamma0, generator(rng))])
+
+
+def _subset(subset, n):
+    subset = np.unique(np.asarray(subset))
+    if subset.size == 0 or subset.dtype.kind not in "iu" or subset[0] < 0 or subset[-1] >= n:
+        raise ValueError(f"subset must be a non-empty list of indices in [0, {n - 1}]")
+    return subset
+
+
+def pnn_bound(m, epsilon, beta) -> float:
+    """Thm 4.11 (gamma0 = 0), beta split in three equal parts: PNN's distance exceeds the NN's by at most
+
+    ``y1 + y2`` with ``y1 = (3/eps)(sqrt(2 ln(3/beta)) + ln(3/beta))`` (|Z + W|, two
+    Lap(3/eps), Lemma 4.3) and ``y2 = (6/eps) ln(4m / (beta/3)^2)`` (the largest of the
+    first 4m/beta2 of the V_j ~ Lap(6/eps)), with probability at least 1 - beta.
+    (The printed y1, y2 are garbled in the seed; these follow from its proof.)
+    """
+    m = positive_int(m, "m")
+    epsilon = positive_finite(epsilon, "epsilon")
+    third = probability_open(beta, "beta") / 3
+    return _laplace_radius_bound(epsilon / 3, third) + (6 / epsilon) * math.log(4 * m / third**2)
+
+
+def _nearest_distances(points, query):
+    return np.linalg.norm(points - query, axis=1)
+
+
+def k_pnn(points, query, k, rng, *, epsilon=None, rho=None):
+    """k-PNN (Liang and Yi, Alg. 3): k distinct indices, each found by PNN among the rest.
+
+    CGP version (``rho``): each of the k PNN calls gets epsilon = sqrt(2 rho / k),
+    i.e. rho / k-CGP, and the whole is rho-CGP by Thm 3.2 (error O(sqrt k)).
+    GP version (``epsilon``): each call gets epsilon / k, and the whole is epsilon-GP
+    by basic composition (error O(k)). Indices are returned in the order found.
+    """
+    kind, budget = _budget(epsilon, rho)
+    points = _tuple(points)
+    query = _query(query, points.shape[1])
+    k = positive_int(k, "k")
+    if k > len(points):
+        raise ValueError(f"k must be an integer in [1, {len(points)}] (the number of points), got {k}")
+    rng = generator(rng)
+    step = budget / k if kind == "GP" else math.sqrt(2 * budget / k)
+    distances = _nearest_distances(points, query)
+    remaining = np.ones(len(points), dtype=bool)
+    found = np.empty(k, dtype=np.intp)
+    for j in range(k):
+        candidates = np.flatnonzero(remaining)
+        found[j] = candidates[_pnn_core(distances[candidates], step, 0.0, rng)]
+        remaining[found[j]] = False
+    return found
+
+
+def basic_knn(points, query, k, rng, *, epsilon=None, rho=None):
+    """Baseline kNN: release all points with GP Basic / CGP Basic, return the k nearest released ones.
+
+    Post-processing of :func:`gp_basic` (epsilon-GP) or :func:`cgp_basic` (rho-CGP).
+    """
+    kind, budget = _budget(epsilon, rho)
+    points = _tuple(points)
+    query = _query(query, points.shape[1])
+    k = positive_int(k, "k")
+    if k > len(points):
+        raise ValueError(f"k must be an integer in [1, {len(points)}] (the number of points), got {k}")
+    released = gp_basic(points, budget, rng) if kind == "GP" else cgp_basic(points, budget, rng)
+    distances = _nearest_distances(released, query)
+    nearest = np.argpartition(distances, k - 1)[:k]
+    return nearest[np.argsort(distances[nearest])]
+
+
+def knn_error(points, query, indices) -> float:
+    """Sum of the true distances of the returned neighbours over that of the true k nearest (§5, Fig. 3-4).
+
+    Always >= 1; 1 means the true k nearest neighbours were returned.
+    """
+    points = _tuple(points)
+    query = _query(query, points.shape[1])
+    indices = np.asarray(indices)
+    if (indices.ndim != 1 or indices.size == 0 or indices.dtype.kind not in "iu"
+            or np.unique(indices).size != indices.size or indices.min() < 0 or indices.max() >= len(points)):
+        raise ValueError(f"indices must be a non-empty list of distinct point indices in [0, {len(points) - 1}]")
+    distances = _nearest_distances(points, query)
+    best = np.sum(np.partition(distances, indices.size - 1)[:indices.size])
+    if best == 0:
+        raise ValueError("query coincides with its k nearest points; the normalized error is undefined")
+    return float(np.sum(distances[indices]) / best)
+
+
+# --- §4.4 private convex hull -----------------------------------------------------------------
+
+def centre(points):
+    """c(x): midpoints of the smallest and largest coordinate in each dimension (sqrt(2)-Lipschitz in 2-D, App. F)."""
+    points = _tuple(points)
+    return (points.min(axis=0) + points.max(axis=0)) / 2
+
+
+def _pch_split(kind, budget):
+    """(selection budget, release budget, centre+radius budget) of PCH: half and half, 1/20 of the first half to c, R."""
+    half = budget / 2
+    return half, half, half / 20
+
+
+def _pnn_epsilon(kind, selection, setup, k):
+    """epsilon of each of the k PNN calls in PCH (Alg. 4 line 8)."""
+    rest = selection - setup
+    return rest / k if kind == "GP" else math.sqrt(2 * rest / k)
+
+
+def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
+    """Error bound of PCH with k anchors (our constants for Lemma 4.15, used by Remark 2 to choose k).
+
+    ``y(k) = y_PNN + 2 pi R / k + y_release`` where y_PNN is :func:`pnn_bound` for
+    each of the k PNN calls at failure beta / (4k), 2 pi R / k is the gap of
+    Lemma 4.14, and y_release bounds the noise of the k released anchors
+    (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The seed's constants
+    for y1, y3 are garbled; these follow from the lemmas they cite.
+    ``k`` may be an array.
+    """
+    kind, budget = _budget(epsilon, rho)
+    n = positive_int(n, "n")
+    radius = positive_finite(radius, "radius")
+    beta = probability_open(beta, "beta")
+    ks = np.atleast_1d(np.asarray(k))
+    if ks.dtype.kind not in "iu" or np.any(ks < 1):
+        raise ValueError("k must contain only integers >= 1")
+    selection, release, setup = _pch_split(kind, budget)
+    out = []
+    for kk in ks:
+        kk = int(kk)
+        select = pnn_bound(n, _pnn_epsilon(kind, selection, setup, kk), beta / (4 * kk))
+        noise = (gp_basic_bound(kk, release, beta / 4) if kind == "GP"
+                 else cgp_basic_bound(kk, release, beta / 4))
+        out.append(select + 2 * math.pi * radius / kk + noise)
+    out = np.array(out)
+    return float(out[0]) if np.ndim(k) == 0 else out
+
+
+def choose_anchor_count(n, radius, beta, *, epsilon=None, rho=None, k_range=(16, 128), k_max=1024) -> int:
+    """Remark 2: the k in 1..k_max minimizing :func:`pch_error_bound`, clamped to k_range ([16, 128] in §5).
+
+    Uses the released radius R in place of the private diameter, so it is post-processing.
+    """
+    low, high = (positive_int(v, "k_range") for v in k_range)
+    if low > high:
+        raise ValueError(f"k_range must be (low, high) with low <= high, got {k_range!r}")
+    ks = np.arange(1, positive_int(k_max, "k_max") + 1)
+    errors = pch_error_bound(ks, n, radius, beta, epsilon=epsilon, rho=rho)
+    return int(np.clip(ks[np.argmin(errors)], low, high))
+
+
+@dataclass(frozen=True)
+class HullRelease:
+    """Output of :func:`pch`: the anchor indices A, their privatized points, and the released c, R, k."""
+
+    anchors: np.ndarray
+    released: np.ndarray
+    centre: np.ndarray
+    radius: float
+    k: int
+    kind: str
+    budget: float
+
+
+def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 128)):
+    """Private convex hull PCH (Liang and Yi, Alg. 4, plus the release of the anchors, §4.4).
+
+    Half the budget selects anchors, half releases them. Of the first half,
+    1/20 (b0) goes to the centre and radius: c-hat = c(x) + noise for a
+    sqrt(2)-Lipschitz c (b0/2), R = max_i ||x_i - c-hat|| + margin + noise
+    (1-Lipschitz, b0/2; the margin makes R >= max_i ||x_i - c-hat|| with
+    probability 1 - beta/2). k (if not given) is chosen from R by
+    :func:`choose_anchor_count`; k probe points equally spaced on the circle
+    (c-hat, R) each get a PNN over all points with (first half - b0)/k; the
+    distinct anchors A are released with Gaussian (CGP) / planar Laplace (GP)
+    noise at release budget / |A| each.
+
+    CGP (``rho``): Gaussian mechanisms and sqrt(2 rho1) per PNN; rho-CGP by Thm 3.2.
+    GP (``epsilon``): planar Laplace for c-hat (epsilon0/2 / sqrt 2), 1-D Laplace for R,
+    epsilon1 per PNN; epsilon-GP by basic composition (Lemma 2.7).
+    The hull of ``released`` is the answer (post-processing). A noisy radius
+    below 1e-9 m (possible only when the noise dwarfs the data) is replaced by
+    1e-9 m, which is post-processing of the released R.
+    """
+    kind, budget = _budget(epsilon, rho)
+    points = _tuple(points)
+    if points.shape[1] != 2:
+        raise ValueError(f"points must have shape (n, 2), got {points.shape}")
+    beta = probability_open(beta, "beta")
+    rng = generator(rng)
+    selection, release, setup = _pch_split(kind, budget)
+    if kind == "CGP":
+        c_hat = gaussian_mechanism(centre(points), setup / 2, rng, lipschitz=math.sqrt(2))
+        sigma = gaussian_sigma(setup / 2)
+        margin, noise = sigma * math.sqrt(2 * math.log(2 / beta)), rng.normal(0.0, sigma)
+    else:
+        c_hat = mechanisms.planar_laplace(centre(points), setup / 2 / math.sqrt(2), rng)
+        scale = 1 / (setup / 2)
+        margin, noise = scale * math.log(1 / beta), rng.laplace(0.0, scale)
+    radius = max(float(np.max(np.linalg.norm(points - c_hat, axis=1)) + margin + noise), 1e-9)
+    if k is None:
+        k = choose_anchor_count(len(points), radius, beta, k_range=k_range,
+                                **({"epsilon": budget} if kind == "GP" else {"rho": budget}))
+    k = positive_int(k, "k")
+    step = _pnn_epsilon(kind, selection, setup, k)
+    theta = 2 * np.pi * np.arange(k) / k
+    probes = c_hat + radius * np.column_stack([np.cos(theta), np.sin(theta)])
+    anchors = np.unique([_pnn_core(_nearest_distances(points, p), step, 0.0, rng) for p in probes])
+    chosen = points[anchors]
+    released = (gaussian_mechanism(chosen, release / len(anchors), rng) if kind == "CGP"
+                else mechanisms.planar_laplace(chosen, release / len(anchors), rng))
+    return HullRelease(anchors, released, c_hat, radius, k, kind, budget)
+
+
+def hull_jaccard(points, released) -> float:
+    """Jaccard index area(H ∩ H') / area(H ∪ H') of the convex hulls of two point sets (shapely; §5, Fig. 5)."""
+    from shapely.geometry import MultiPoint
+
+    true_hull = MultiPoint(_tuple(points)).convex_hull
+    private_hull = MultiPoint(_tuple(released, "released")).convex_hull
+    union = true_hull.union(private_hull).area
+    if union == 0:
+        raise ValueError("both hulls have zero area; the Jaccard index is undefined")
+    return float(true_hull.intersection(private_hull).area / union)
+
+
+# --- data: taxi-like trajectories and the cabspotting format -------------------------------------
+
+def _run_lengths(total, mean_move, mean_stop, rng):
+    """Boolean mask ``moving`` of length ``total``: alternating geometric runs of moves and stops."""
+    runs = rng.geometric(np.tile([1 / mean_move, 1 / mean_stop], total // 2 + 1))
+    states = np.tile([True, False], total // 2 + 1)
+    moving = np.repeat(states, runs)[:total]
+    return moving if moving.size == total else np.resize(moving, total)
+
+
+def taxi_trajectories(n_trajectories, rng, *, min_length=5000, max_length=30000, extent=20000.0,
+                      speed=150.0, turn=0.35, mean_move=40, mean_stop=15, gps_noise=5.0):
+    """Embedded stand-in for the cabspotting taxis: correlated random walks with stops, in metres.
+
+    Each trajectory has a length uniform in [min_length, max_length] (the paper's
+    taxis: 5000-30000 points), starts uniformly in the square [0, extent]^2, moves
+    with step lengths Gamma(2, speed/2) (mean ``speed`` metres per sample) and
+    heading increments N(0, turn^2), alternates geometric runs of moving (mean
+    ``mean_move`` samples) and standing (mean ``mean_stop``), reflects at the
+    square's edges, and carries N(0, gps_noise^2) jitter on every fix.
+    Returns a list of (n_i, 2) arrays.
+    """
+    n_trajectories = positive_int(n_trajectories, "n_trajectories")
+    min_length = positive_int(min_length, "min_length", 2)
+    max_length = positive_int(max_length, "max_length", min_length)
+    extent = positive_finite(extent, "extent")
+    rng = generator(rng)
+    out = []
+    for _ in range(n_trajectories):
+        n = int(rng.integers(min_length, max_length + 1))
+        heading = rng.uniform(0, 2 * np.pi) + np.cumsum(rng.normal(0.0, turn, n))
+        length = rng.gamma(2.0, speed / 2, n) * _run_lengths(n, mean_move, mean_stop, rng)
+        steps = length[:, None] * np.column_stack([np.cos(heading), np.sin(heading)])
+        walk = rng.uniform(0, extent, 2) + np.cumsum(steps, axis=0)
+        folded = extent - np.abs(extent - np.mod(walk, 2 * extent))  # reflect into [0, extent]
+        out.append(folded + rng.normal(0.0, gps_noise, folded.shape))
+    return out
+
+
+MERCATOR_RADIUS_M = 6_378_137.0
+
+
+def mercator(lat, lon):
+    """Spherical (web) Mercator projection to metres, as in the paper's §5: (R lon, R ln tan(pi/4 + lat/2))."""
+    lat = finite_array(lat, "lat")
+    lon = finite_array(lon, "lon")
+    if np.any(np.abs(lat) >= 90):
+        raise ValueError("lat must lie in (-90, 90) degrees")
+    phi = np.radians(lat)
+    return np.column_stack([MERCATOR_RADIUS_M * np.radians(lon).ravel(),
+                            MERCATOR_RADIUS_M * np.log(np.tan(np.pi / 4 + phi / 2)).ravel()])
+
+
+def _read_cab(path):
+    rows = []
+    with open(path) as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.split()
+            if not fields:
+                continue
+            if len(fields) != 4:
+                raise ValueError(f"{path} line {number}: expected 4 fields 'lat lon occupied time', got {len(fields)}")
+            try:
+                rows.append((float(fields[0]), float(fields[1]), int(fields[3])))
+            except ValueError:
+                raise ValueError(f"{path} line {number}: fields are not numbers: {fields}") from None
+    if not rows:
+        raise ValueError(f"{path} holds no fixes")
+    table = np.array(rows, dtype=float)
+    table = table[np.argsort(table[:, 2], kind="stable")]  # cabspotting files are newest first
+    return mercator(table[:, 0], table[:, 1])
+
+
+def load_cabspotting(path):
+    """Load cabspotting traces (CRAWDAD epfl/mobility): one file per cab, lines ``lat lon occupied time``.
+
+    ``path`` is one file or a directory (every ``new_*.txt`` in it, sorted by name;
+    if there is none, every ``*.txt``). Fixes are sorted by time and projected to
+    metres with :func:`mercator`, as in the paper. Returns a list of (n_i, 2) arrays.
+    Malformed lines are an error, not skipped.
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        names = sorted(f for f in os.listdir(path) if f.startswith("new_") and f.endswith(".txt"))
+        names = names or sorted(f for f in os.listdir(path) if f.endswith(".txt"))
+        if not names:
+            raise ValueError(f"path {path!r} holds no cabspotting .txt files")
+        return [_read_cab(os.path.join(path, name)) for name in names]
+    if not os.path.isfile(path):
+        raise ValueError(f"path must be a cabspotting file or directory, got {path!r}")
+    return [_read_cab(path)]
+
+
+def sample_tuple(trajectory, n, rng):
+    """n points sampled without replacement from a trajectory (all of them if it has fewer; §5), in time order."""
+    trajectory = _tuple(trajectory, "trajectory")
+    n = positive_int(n, "n")
+    if len(trajectory) <= n:
+        return trajectory
+    return trajectory[np.sort(generator(rng).choice(len(trajectory), n, replace=False))]
+
+
+def query_points(trajectories, n_queries, rng):
+    """Query points as in §5: centres of 1 m x 1 m cells crossed by some trajectory.
+
+    A random trajectory, a random segment of it, a uniform point on the segment,
+    snapped to the centre of its 1 m cell.
+    """
+    n_queries = positive_int(n_queries, "n_queries")
+    rng = generator(rng)
+    trajectories = [_tuple(path, "trajectories") for path in trajectories]
+    if not trajectories or min(len(path) for path in trajectories) < 2:
+        raise ValueError("trajectories must be a non-empty list of (n_i, 2) arrays with n_i >= 2")
+    out = np.empty((n_queries, 2))
+    for q in range(n_queries):
+        path = trajectories[int(rng.integers(len(trajectories)))]
+        i = int(rng.integers(len(path) - 1))
+        point = path[i] + rng.random() * (path[i + 1] - path[i])
+        out[q] = np.floor(point) + 0.5
+    return out
+
+
+# --- experiments of §5 (Fig. 2-5) -----------------------------------------------------------
+
+def _gp_epsilon(rho, delta, epsilon_distance):
+    return accounting.gp_epsilon_for_cgp(rho, delta, epsilon_distance)
+
+
+def identity_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, epsilon_distance=10.0):
+    """Fig. 2: max and l2 error of GP Basic and CGP Basic for each (rho, n) in ``settings``.
+
+    GP gets the epsilon of :func:`dpnn.accounting.gp_epsilon_for_cgp`. One row
+    per (setting, trajectory, repetition, method).
+    """
+    rng = generator(rng)
+    rows = []
+    for rho, n in settings:
+        epsilon = _gp_epsilon(rho, delta, epsilon_distance)
+        for t, path in enumerate(trajectories):
+            for r in range(repetitions):
+                x = sample_tuple(path, n, rng)
+                for method, released in (("GP Basic", gp_basic(x, epsilon, rng)),
+                                         ("CGP Basic", cgp_basic(x, rho, rng))):
+                    worst, l2 = identity_errors(x, released)
+                    rows.append({"rho": rho, "n": n, "epsilon": epsilon, "trajectory": t, "repetition": r,
+                                 "method": method, "max error": worst, "l2 error": l2})
+    return pd.DataFrame(rows)
+
+
+KNN_METHODS = ("GP PNN", "CGP PNN", "GP Basic", "CGP Basic")
+
+
+def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, epsilon_distance=10.0):
+    """Fig. 3-4: normalized kNN error of the four methods for each (rho, k, n) in ``settings``.
+
+    Each repetition samples n points of a trajectory and one query point
+    (:func:`query_points` over all trajectories). One row per run and method.
+    """
+    rng = generator(rng)
+    rows = []
+    for rho, k, n in settings:
+        epsilon = _gp_epsilon(rho, delta, epsilon_distance)
+        for t, path in enumerate(trajectories):
+            for r in range(repetitions):
+                x = sample_tuple(path, n, rng)
+                p = query_points(trajectories, 1, rng)[0]
+                found = {"GP PNN": k_pnn(x, p, k, rng, epsilon=epsilon),
+                         "CGP PNN": k_pnn(x, p, k, rng, rho=rho),
+                         "GP Basic": basic_knn(x, p, k, rng, epsilon=epsilon),
+                         "CGP Basic": basic_knn(x, p, k, rng, rho=rho)}
+                for method, indices in found.items():
+                    rows.append({"rho": rho, "k": k, "n": n, "trajectory": t, "repetition": r,
+                                 "method": method, "error": knn_error(x, p, indices)})
+    return pd.DataFrame(rows)
+
+
+def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta=1e-10, epsilon_distance=10.0,
+                    k_range=(16, 128)):
+    """Fig. 5: Jaccard index of the private hulls (GP/CGP PCH, GP/CGP Basic) for each (rho, n)."""
+    rng = generator(rng)
+    rows = []
+    for rho, n in settings:
+        epsilon = _gp_epsilon(rho, delta, epsilon_distance)
+        for t, path in enumerate(trajectories):
+            for r in range(repetitions):
+                x = sample_tuple(path, n, rng)
+                gp_hull = pch(x, rng, epsilon=epsilon, beta=beta, k_range=k_range)
+                cgp_hull = pch(x, rng, rho=rho, beta=beta, k_range=k_range)
+                released = {"GP PCH": gp_hull.released, "CGP PCH": cgp_hull.released,
+                            "GP Basic": gp_basic(x, epsilon, rng), "CGP Basic": cgp_basic(x, rho, rng)}
+                for method, points in released.items():
+                    k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, n)
+                    rows.append({"rho": rho, "n": n, "trajectory": t, "repetition": r, "method": method,
+                                 "k": k, "jaccard": hull_jaccard(x, points)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,383 @@
+"""Tests of dpnn.cgp and the CGP relations of dpnn.accounting (Liang and Yi, CCS 2023).
+
+Statistical tests use fixed seeds; each states its false-failure rate (for a
+correct implementation, over the choice of seed), 1e-3 unless said otherwise.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate, stats
+
+from dpnn import accounting, mechanisms
+from dpnn import cgp
+
+FALSE_ALARM = 1e-3
+
+
+# --- Gaussian mechanism (Thm 3.1) ---------------------------------------------------------------
+
+def test_gaussian_sigma_and_mechanism_reuse_mechanisms_gaussian():
+    assert cgp.gaussian_sigma(0.5) == pytest.approx(1.0)
+    assert cgp.gaussian_sigma(2e-4, lipschitz=3.0) == pytest.approx(3.0 / math.sqrt(4e-4))
+    values = np.arange(6.0).reshape(3, 2)
+    a = cgp.gaussian_mechanism(values, 0.02, np.random.default_rng(5), lipschitz=2.0)
+    b = mechanisms.gaussian(values, 2.0 / math.sqrt(0.04), np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("alpha", [1.5, 2.0, 5.0, 20.0])
+def test_renyi_divergence_by_numerical_integration_is_alpha_rho_d_squared(alpha):
+    # The outputs on x and x' differ only along x - x' (the orthogonal part has the same law),
+    # so D_alpha is the 1-D integral of p^alpha q^(1 - alpha), computed here by quadrature.
+    rho, lipschitz, distance = 3e-4, 2.0, 40.0
+    sigma = cgp.gaussian_sigma(rho, lipschitz)
+    shift = lipschitz * distance  # ||g(x) - g(x')|| for g(x) = 2x
+    integrand = lambda y: math.exp(alpha * stats.norm.logpdf(y, 0, sigma)
+                                   + (1 - alpha) * stats.norm.logpdf(y, shift, sigma))
+    value, _ = integrate.quad(integrand, -60 * sigma, 60 * sigma + shift, limit=400, points=[0, shift])
+    divergence = math.log(value) / (alpha - 1)
+    assert divergence == pytest.approx(alpha * rho * distance**2, rel=1e-6)
+    assert cgp.renyi_gaussian(alpha, [shift, 0], sigma) == pytest.approx(alpha * rho * distance**2)
+
+
+def test_empirical_renyi_divergence_of_the_mechanism_matches_alpha_rho_d_squared():
+    # Samples of the mechanism on x; E_P[(p/q)^(alpha-1)] = exp((alpha-1) D_alpha) with p, q the
+    # densities the theorem claims (sigma = K / sqrt(2 rho), computed here independently).
+    # A z-test per alpha, Bonferroni over 3 alphas and two sides: false-failure rate 1e-3.
+    rng = np.random.default_rng(11)
+    rho, lipschitz = 0.01, 2.0
+    x, x_prime = np.array([1.0, 2.0]), np.array([1.6, 2.8])  # distance 1.0
+    distance = np.linalg.norm(x - x_prime)
+    n = 400_000
+    samples = cgp.gaussian_mechanism(np.tile(lipschitz * x, (n, 1)), rho, rng, lipschitz=lipschitz)
+    sigma = lipschitz / math.sqrt(2 * rho)
+    log_ratio = (np.sum((samples - lipschitz * x_prime) ** 2, axis=1)
+                 - np.sum((samples - lipschitz * x) ** 2, axis=1)) / (2 * sigma**2)
+    critical = stats.norm.isf(FALSE_ALARM / 6)
+    for alpha in (1.5, 2.0, 3.0):
+        moment = np.exp((alpha - 1) * log_ratio)
+        target = math.exp((alpha - 1) * alpha * rho * distance**2)
+        z = (moment.mean() - target) / (moment.std(ddof=1) / math.sqrt(n))
+        assert abs(z) < critical, (alpha, z)
+    # Negative control: the same statistic on samples with half the noise is far off.
+    narrow = lipschitz * x + rng.normal(0, sigma / 2, size=(n, 2))
+    log_narrow = (np.sum((narrow - lipschitz * x_prime) ** 2, axis=1)
+                  - np.sum((narrow - lipschitz * x) ** 2, axis=1)) / (2 * sigma**2)
+    moment = np.exp(2.0 * log_narrow)
+    z = (moment.mean() - math.exp(2 * 3 * rho * distance**2)) / (moment.std(ddof=1) / math.sqrt(n))
+    assert abs(z) > critical
+
+
+# --- accounting: composition and GP <-> CGP ------------------------------------------------------
+
+def test_cgp_composition_and_gp_to_cgp():
+    assert accounting.cgp_composition([1e-4, 2e-4, 3e-4]) == pytest.approx(6e-4)
+    assert accounting.cgp_from_gp(0.2) == pytest.approx(0.02)
+
+
+def test_gp_from_cgp_holds_against_the_exact_gaussian_privacy_curve():
+    # Exact delta of the Gaussian mechanism at distance d (Balle and Wang 2018, Thm 8):
+    # delta(e) = Phi(mu/2 - e/mu) - e^e Phi(-mu/2 - e/mu), mu = d / sigma. Lemma 3.7 says
+    # delta(epsilon d) <= delta for every d <= A.
+    rho, delta, bound = 5e-5, 1e-10, 300.0
+    epsilon = accounting.gp_from_cgp(rho, delta, bound)
+    assert epsilon == pytest.approx(rho * bound + 2 * math.sqrt(rho * math.log(1e10)))
+    sigma = cgp.gaussian_sigma(rho)
+    for d in np.linspace(1.0, bound, 50):
+        mu, e = d / sigma, epsilon * d
+        exact = stats.norm.cdf(mu / 2 - e / mu) - math.exp(e) * stats.norm.cdf(-mu / 2 - e / mu)
+        assert exact <= delta
+
+
+def test_gp_epsilon_for_cgp_is_the_fixed_point_of_lemma_3_7():
+    for rho in (5e-8, 5e-6, 5e-4):
+        epsilon = accounting.gp_epsilon_for_cgp(rho, 1e-10, 10.0)
+        assert accounting.gp_from_cgp(rho, 1e-10, 10.0 / epsilon) == pytest.approx(epsilon)
+    assert accounting.gp_epsilon_for_cgp(5e-8, 1e-10) == pytest.approx(0.00236, abs=1e-5)
+    assert accounting.gp_epsilon_for_cgp(5e-4, 1e-10) == pytest.approx(0.236, abs=1e-3)
+
+
+def test_lemma_3_4_construction_exceeds_linear_composition():
+    k, epsilon, lam = 10, 0.5, 0.3
+    distance = 2 * math.log(k) / (lam * epsilon)
+    value = cgp.lemma_3_4_log_ratio(k, epsilon, 0.2, lam, distance)
+    assert value > (1 - lam) * k * epsilon * distance
+    # The probabilities of S* from scipy's Laplace law.
+    s = -lam * distance / 2  # x = 0, x' = -distance
+    p = stats.laplace.sf(s, 0, 1 / epsilon) ** k
+    q = stats.laplace.sf(s, -distance, 1 / epsilon) ** k
+    assert value == pytest.approx(math.log((p - 0.2) / q))
+
+
+# --- identity query (§4.2) -----------------------------------------------------------------------
+
+def test_basic_mechanisms_split_the_budget_over_n_points():
+    points = np.random.default_rng(0).uniform(0, 100, (50, 2))
+    a = cgp.gp_basic(points, 0.5, np.random.default_rng(3))
+    b = mechanisms.planar_laplace(points, 0.5 / 50, np.random.default_rng(3))
+    np.testing.assert_array_equal(a, b)
+    c = cgp.cgp_basic(points, 0.5, np.random.default_rng(3))
+    d = mechanisms.gaussian(points, math.sqrt(50 / (2 * 0.5)), np.random.default_rng(3))
+    np.testing.assert_array_equal(c, d)
+
+
+def test_identity_errors_exact():
+    worst, l2 = cgp.identity_errors([[0, 0], [1, 1]], [[3, 4], [1, 2]])
+    assert worst == 5.0 and l2 == pytest.approx(math.sqrt(26))
+
+
+@pytest.mark.parametrize("kind", ["GP", "CGP"])
+def test_identity_bounds_hold_in_at_least_1_minus_beta_of_runs(kind):
+    rng = np.random.default_rng(21)
+    n, beta, runs = 100, 0.1, 400
+    points = rng.uniform(0, 1000, (n, 2))
+    fails = 0
+    for _ in range(runs):
+        if kind == "GP":
+            released, bound = cgp.gp_basic(points, 0.5, rng), cgp.gp_basic_bound(n, 0.5, beta)
+        else:
+            released, bound = cgp.cgp_basic(points, 0.01, rng), cgp.cgp_basic_bound(n, 0.01, beta)
+        fails += cgp.identity_errors(points, released)[0] > bound
+    assert fails <= stats.binom.isf(FALSE_ALARM, runs, beta)
+
+
+def test_cgp_basic_bound_is_exact_for_one_point():
+    # Lemma 4.7: Pr[||G(x) - x|| > sqrt(ln(1/beta)/rho)] = beta exactly; binomial test at 1e-3.
+    rng = np.random.default_rng(4)
+    runs, rho, beta = 20000, 0.3, 0.2
+    norms = np.linalg.norm(cgp.gaussian_mechanism(np.zeros((runs, 2)), rho, rng), axis=1)  # CGP Basic, n = 1
+    exceed = int(np.sum(norms > cgp.cgp_basic_bound(1, rho, beta)))
+    assert stats.binomtest(exceed, runs, beta).pvalue > FALSE_ALARM
+
+
+# --- SVT (Alg. 1), PNN (Alg. 2), k-PNN (Alg. 3) ------------------------------------------------------
+
+def _svt_direct(values, threshold, epsilon, rng):
+    """Alg. 1 one query at a time, written straight from the paper."""
+    w = rng.laplace(0, 1 / (epsilon / 2))
+    j = 0
+    while True:
+        v = rng.laplace(0, 2 / (epsilon / 2))
+        if values[j % len(values)] + v < threshold + w:
+            return j
+        j += 1
+
+
+def test_svt_halting_index_matches_direct_simulation():
+    # Chi-square test of homogeneity of the halting-index laws (false-failure rate 1e-3).
+    values = np.array([3.0, 1.0, 4.0, 1.5, 5.0])
+    runs, epsilon, threshold = 4000, 1.0, 0.5
+    block = [cgp.svt_gp(values, threshold, epsilon, np.random.default_rng(i)) for i in range(runs)]
+    direct_rng = np.random.default_rng(10_000)
+    direct = [_svt_direct(values, threshold, epsilon, direct_rng) for _ in range(runs)]
+    table = np.array([np.bincount(np.minimum(block, 11), minlength=12),
+                      np.bincount(np.minimum(direct, 11), minlength=12)])
+    table = table[:, table.min(axis=0) >= 5]
+    assert table.shape[1] >= 6
+    assert stats.chi2_contingency(table).pvalue > FALSE_ALARM
+
+
+def test_pnn_error_below_theorem_4_11_bound_in_1_minus_beta_of_runs():
+    rng = np.random.default_rng(8)
+    n, epsilon, beta, runs = 300, 0.05, 0.1, 300
+    bound = cgp.pnn_bound(n, epsilon, beta)
+    fails = 0
+    for _ in range(runs):
+        points = rng.uniform(0, 2000, (n, 2))
+        query = rng.uniform(0, 2000, 2)
+        distances = np.linalg.norm(points - query, axis=1)
+        fails += distances[cgp.pnn(points, query, epsilon, rng)] > distances.min() + bound
+    assert fails <= stats.binom.isf(FALSE_ALARM, runs, beta)
+
+
+def test_pnn_with_large_epsilon_finds_the_nearest_neighbour_in_the_subset():
+    points = np.array([[0.0, 0.0], [10.0, 0.0], [20.0, 0.0], [30.0, 0.0]])
+    rng = np.random.default_rng(1)
+    assert cgp.pnn(points, np.array([0.0, 0.0]), 100.0, rng) == 0
+    assert cgp.pnn(points, np.array([0.0, 0.0]), 100.0, rng, subset=[2, 3]) == 2
+
+
+@pytest.mark.parametrize("budget", [{"epsilon": 0.01}, {"rho": 1e-5}])
+def test_k_pnn_returns_k_distinct_indices(budget):
+    rng = np.random.default_rng(2)
+    points = rng.uniform(0, 1000, (60, 2))
+    for k in (1, 7, 60):
+        found = cgp.k_pnn(points, np.array([500.0, 500.0]), k, rng, **budget)
+        assert found.shape == (k,) and np.unique(found).size == k
+        assert found.min() >= 0 and found.max() < 60
+
+
+def test_k_pnn_is_reproducible_and_accurate_at_large_budget():
+    points = np.random.default_rng(3).uniform(0, 1000, (200, 2))
+    query = np.array([400.0, 600.0])
+    a = cgp.k_pnn(points, query, 5, np.random.default_rng(9), rho=1.0)
+    b = cgp.k_pnn(points, query, 5, np.random.default_rng(9), rho=1.0)
+    np.testing.assert_array_equal(a, b)
+    truth = np.argsort(np.linalg.norm(points - query, axis=1))[:5]
+    assert set(a) == set(truth)
+    assert cgp.knn_error(points, query, a) == pytest.approx(1.0)
+
+
+def test_basic_knn_and_knn_error_exact():
+    points = np.array([[1.0, 0.0], [2.0, 0.0], [4.0, 0.0]])
+    query = np.zeros(2)
+    assert cgp.knn_error(points, query, [2, 1]) == pytest.approx(6 / 3)
+    found = cgp.basic_knn(points, query, 2, np.random.default_rng(0), rho=1e6)
+    np.testing.assert_array_equal(found, [0, 1])
+
+
+# --- PCH (Alg. 4) ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("budget", [{"epsilon": 0.05}, {"rho": 1e-3}])
+def test_pch_returns_points_of_the_input(budget):
+    rng = np.random.default_rng(6)
+    points = rng.normal(0, 300, (500, 2))
+    hull = cgp.pch(points, rng, **budget)
+    assert 16 <= hull.k <= 128
+    assert np.unique(hull.anchors).size == hull.anchors.size <= hull.k
+    assert hull.anchors.min() >= 0 and hull.anchors.max() < 500
+    assert hull.released.shape == (hull.anchors.size, 2)
+    exact = cgp.pch(points, rng, rho=1e9)  # negligible noise: the released points are the anchors
+    np.testing.assert_allclose(exact.released, points[exact.anchors], atol=1e-2)
+    assert cgp.hull_jaccard(points, exact.released) > 0.9
+
+
+def test_choose_anchor_count_minimizes_the_bound_and_clamps():
+    ks = np.arange(1, 1025)
+    errors = cgp.pch_error_bound(ks, 2000, 5e4, 0.1, rho=1e-2)
+    best = int(ks[np.argmin(errors)])
+    assert cgp.choose_anchor_count(2000, 5e4, 0.1, rho=1e-2, k_range=(1, 1024)) == best
+    assert cgp.choose_anchor_count(2000, 5e4, 0.1, rho=1e-2) == min(max(best, 16), 128)
+    assert cgp.pch_error_bound(10, 2000, 5e4, 0.1, rho=1e-2) == pytest.approx(errors[9])
+
+
+def test_hull_jaccard_exact():
+    square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
+    assert cgp.hull_jaccard(square, square + [0.5, 0]) == pytest.approx(0.5 / 1.5)
+    assert cgp.centre([[0, 0], [4, 2], [1, 6]]) == pytest.approx([2, 3])
+
+
+# --- data ----------------------------------------------------------------------------------------------
+
+def test_taxi_trajectories_are_seeded_and_in_range():
+    a = cgp.taxi_trajectories(3, np.random.default_rng(1), min_length=5000, max_length=6000)
+    b = cgp.taxi_trajectories(3, np.random.default_rng(1), min_length=5000, max_length=6000)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+        assert 5000 <= len(x) <= 6000
+        assert x.min() > -50 and x.max() < 20050
+        steps = np.linalg.norm(np.diff(x, axis=0), axis=1)
+        assert 0.1 < np.mean(steps < 30) < 0.6  # stops exist, but most fixes move
+
+
+def test_mercator_exact_values():
+    xy = cgp.mercator([0.0, 45.0], [1.0, -122.0])
+    assert xy[0, 0] == pytest.approx(6378137.0 * math.pi / 180) and abs(xy[0, 1]) < 1e-6  # tan(pi/4) rounds
+    assert xy[1, 1] == pytest.approx(6378137.0 * math.asinh(1.0))
+
+
+def test_load_cabspotting_reads_files_and_directories(tmp_path):
+    (tmp_path / "new_abboip.txt").write_text(
+        "37.75134 -122.39488 0 1213084687\n37.75136 -122.39527 0 1213084659\n")
+    (tmp_path / "new_acitva.txt").write_text("37.7 -122.4 1 1213000000\n")
+    cabs = cgp.load_cabspotting(tmp_path)
+    assert [len(c) for c in cabs] == [2, 1]
+    np.testing.assert_allclose(cabs[0][0], cgp.mercator([37.75136], [-122.39527])[0])  # sorted by time
+    one = cgp.load_cabspotting(tmp_path / "new_acitva.txt")
+    np.testing.assert_allclose(one[0], cabs[1])
+
+
+def test_sample_tuple_and_query_points():
+    path = np.column_stack([np.arange(100.0), np.zeros(100)])
+    rng = np.random.default_rng(0)
+    sample = cgp.sample_tuple(path, 10, rng)
+    assert sample.shape == (10, 2) and np.all(np.diff(sample[:, 0]) > 0)
+    assert cgp.sample_tuple(path, 500, rng) is not None and len(cgp.sample_tuple(path, 500, rng)) == 100
+    queries = cgp.query_points([path], 20, rng)
+    np.testing.assert_array_equal(queries[:, 1], 0.5)
+    np.testing.assert_array_equal(queries[:, 0] % 1, 0.5)
+
+
+def test_experiments_have_one_row_per_run_and_method():
+    rng = np.random.default_rng(0)
+    paths = cgp.taxi_trajectories(2, rng, min_length=300, max_length=400)
+    table = cgp.knn_experiment(paths, [(5e-4, 2, 200)], 2, rng)
+    assert len(table) == 2 * 2 * 4 and np.all(table.error >= 1)
+    ident = cgp.identity_experiment(paths, [(5e-4, 200)], 1, rng)
+    assert len(ident) == 4 and np.all(ident["l2 error"] >= ident["max error"])
+    hulls = cgp.hull_experiment(paths, [(5e-4, 200)], 1, rng)
+    assert len(hulls) == 8 and np.all((hulls.jaccard >= 0) & (hulls.jaccard <= 1))
+
+
+# --- bad input: one test per ValueError -------------------------------------------------------------
+
+POINTS = np.zeros((5, 2)) + np.arange(5)[:, None]
+Q = np.array([0.5, 0.5])
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: cgp.gaussian_sigma(0.0), "rho"),
+    (lambda: cgp.gaussian_sigma(1.0, lipschitz=-1), "lipschitz"),
+    (lambda: cgp.gaussian_mechanism([np.nan], 1.0, 0), "values|points"),
+    (lambda: cgp.renyi_gaussian(1.0, 1.0, 1.0), "alpha"),
+    (lambda: cgp.lemma_3_4_log_ratio(3, 1.0, 0.1, 1.5, 1.0), "lam"),
+    (lambda: cgp.lemma_3_4_log_ratio(3, 1.0, 0.1, 0.5, -1.0), "distance"),
+    (lambda: cgp.gp_basic(POINTS, 0.0, 0), "epsilon"),
+    (lambda: cgp.cgp_basic(np.zeros(3), 1.0, 0), "points"),
+    (lambda: cgp.identity_errors(POINTS, POINTS[:2]), "released"),
+    (lambda: cgp.cgp_basic_bound(5, 1.0, 1.0), "beta"),
+    (lambda: cgp.svt_gp([], 0.0, 1.0, 0), "values"),
+    (lambda: cgp.svt_gp([1.0], 0.0, 1.0, 0, max_passes=0), "max_passes"),
+    (lambda: cgp.pnn(POINTS, [0.0, 0.0, 0.0], 1.0, 0), "query"),
+    (lambda: cgp.pnn(POINTS, Q, 1.0, 0, subset=[7]), "subset"),
+    (lambda: cgp.pnn_bound(0, 1.0, 0.1), "m"),
+    (lambda: cgp.k_pnn(POINTS, Q, 6, 0, rho=1.0), "k must"),
+    (lambda: cgp.k_pnn(POINTS, Q, 0, 0, rho=1.0), "k must"),
+    (lambda: cgp.k_pnn(POINTS, Q, 2, 0, rho=1.0, epsilon=1.0), "exactly one"),
+    (lambda: cgp.basic_knn(POINTS, Q, 2, 0), "exactly one"),
+    (lambda: cgp.knn_error(POINTS, Q, [1, 1]), "distinct"),
+    (lambda: cgp.knn_error(np.zeros((3, 2)), np.zeros(2), [0]), "undefined"),
+    (lambda: cgp.knn_error(POINTS, Q, [0, 9]), "indices in"),
+    (lambda: cgp.query_points([POINTS[:1]], 3, 0), "n_i >= 2"),
+    (lambda: cgp.pch(np.zeros((5, 3)), 0, rho=1.0), r"\(n, 2\)"),
+    (lambda: cgp.pch(POINTS, 0, rho=1.0, beta=0.0), "beta"),
+    (lambda: cgp.pch_error_bound(0, 10, 1.0, 0.1, rho=1.0), "k must"),
+    (lambda: cgp.choose_anchor_count(10, 1.0, 0.1, rho=1.0, k_range=(64, 16)), "k_range"),
+    (lambda: cgp.hull_jaccard(np.zeros((3, 2)), np.zeros((3, 2))), "zero area"),
+    (lambda: cgp.taxi_trajectories(1, 0, min_length=100, max_length=50), "max_length"),
+    (lambda: cgp.mercator([90.0], [0.0]), "lat"),
+    (lambda: cgp.sample_tuple(POINTS, 0, 0), "n must"),
+    (lambda: cgp.query_points([POINTS], 0, 0), "n_queries"),
+    (lambda: accounting.cgp_composition([-1.0]), "rhos"),
+    (lambda: accounting.gp_from_cgp(1e-4, 1.5, 10.0), "delta"),
+    (lambda: accounting.gp_from_cgp(1e-4, 1e-10, 0.0), "distance_bound"),
+    (lambda: accounting.gp_epsilon_for_cgp(0.0, 1e-10), "rho"),
+])
+def test_bad_input_raises_value_error(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
+
+
+def test_load_cabspotting_rejects_missing_path_and_malformed_lines(tmp_path):
+    with pytest.raises(ValueError, match="path"):
+        cgp.load_cabspotting(tmp_path / "missing")
+    bad = tmp_path / "new_bad.txt"
+    bad.write_text("37.7 -122.4 1\n")
+    with pytest.raises(ValueError, match="line 1"):
+        cgp.load_cabspotting(bad)
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="no cabspotting"):
+        cgp.load_cabspotting(tmp_path / "empty")
+
+
+def test_noise_norms_have_the_gamma_and_chi_laws():
+    # KS tests at 1e-3 each (false-failure rate 2e-3 for the pair): Laplace norm ~ Gamma(d, 1/eps),
+    # Gaussian norm ~ sigma * chi_d with sigma = 1 / sqrt(2 rho).
+    rng = np.random.default_rng(12)
+    d, epsilon, rho = 5, 0.5, 0.02
+    laplace = cgp.noise_norms(d, 5000, rng, epsilon=epsilon)
+    gauss = cgp.noise_norms(d, 5000, rng, rho=rho)
+    assert stats.kstest(laplace, stats.gamma(d, scale=1 / epsilon).cdf).pvalue > FALSE_ALARM
+    assert stats.kstest(gauss, stats.chi(d, scale=1 / math.sqrt(2 * rho)).cdf).pvalue > FALSE_ALARM
