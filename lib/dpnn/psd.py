@@ -1,0 +1,550 @@
+"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012; seed 002).
+
+A private spatial decomposition (PSD) is a tree over a 2-D box whose node counts
+are released with Laplace noise. This module builds
+
+* the full **quadtree** of height ``h`` (data-independent; §III-B), its leaf counts
+  found from integer cell indices in one pass (no Python loop over points);
+* **kd-trees** with private medians (§VI), flattened to fanout 4 (§VI-B), the
+  **hybrid** tree (kd splits for the first ``l`` levels, then quadtree splits), and
+  the **Hilbert R-tree** (a 1-D kd-tree over Hilbert values, node boxes from the
+  Hilbert ranges);
+* the **budgets**: uniform and geometric (Lemma 3), and the median/count split;
+* the **OLS post-processing** of Lemma 4 (Phases I-III), linear time, for any
+  positive per-level budget, vectorized one level at a time;
+* **range queries** by the canonical method with the uniformity assumption for
+  partly covered leaves (§IV-A), vectorized over a workload of rectangles, and the
+  median relative error of §VIII-A.
+
+Layout. A tree of height ``h`` and fanout ``f`` is a tuple of ``h + 1`` flat arrays,
+one per *depth* ``d`` (root ``d = 0``, leaves ``d = h``); the children of node ``j``
+at depth ``d`` are nodes ``f j, ..., f j + f - 1`` at depth ``d + 1``. The paper
+numbers *levels* the other way round (leaves at level 0, root at level ``h``), and
+every per-level budget here is indexed like the paper: ``epsilons[i]`` is the
+budget of the nodes at level ``i``, i.e. at depth ``h - i``. The quadtree stores its
+nodes in Morton (Z) order, which is exactly this layout with ``f = 4``.
+
+Neighbouring relation: datasets differing by the presence of one point (§III-A).
+A point lies in exactly one node per depth, so releasing every node count at level
+``i`` with ``Lap(1 / epsilon_i)`` is ``sum_i epsilon_i``-DP (Lemma 1, parallel
+composition across the nodes of a level). Mechanisms sample with floating point and
+are for research and teaching, not for protecting real users without a vetted
+library.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpnn import mechanisms
+from dpnn._validation import finite_array, generator, positive_finite, positive_int
+
+__all__ = [
+    "uniform_budget",
+    "geometric_budget",
+    "worst_case_error",
+    "worst_case_error_closed_form",
+    "morton_encode",
+    "morton_decode",
+    "PSD",
+    "quadtree_counts",
+    "quadtree_boxes",
+    "noisy_counts",
+    "private_quadtree",
+    "ols",
+    "is_consistent",
+    "prune",
+    "range_query",
+    "true_counts",
+    "relative_errors",
+    "median_relative_error",
+    "random_queries",
+]
+
+MAX_QUADTREE_HEIGHT = 15
+
+
+# --- budgets (§IV-B) ---------------------------------------------------------------------------
+
+def _height(height, minimum=0):
+    return positive_int(height, "height", minimum=minimum)
+
+
+def uniform_budget(epsilon, height) -> np.ndarray:
+    """Uniform budget ``epsilon_i = epsilon / (h + 1)`` for levels ``i = 0 (leaves), ..., h (root)``.
+
+    Privacy: every root-to-leaf path crosses one node per level, so Laplace counts
+    with these budgets compose to ``epsilon``-DP (Lemma 1).
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    height = _height(height)
+    return np.full(height + 1, epsilon / (height + 1))
+
+
+def geometric_budget(epsilon, height, fanout=4) -> np.ndarray:
+    """Geometric budget of Lemma 3: ``epsilon_i`` proportional to ``2^((h - i)/3)``, summing to epsilon.
+
+    Index ``i`` is the level (0 = leaves, ``h`` = root), so the leaves get the largest
+    share and each level up gets ``2^(-1/3)`` times less. This minimizes the
+    worst-case variance bound ``sum_i 2^(h-i) / epsilon_i^2`` of a quadtree query
+    (Lemma 2 (i) and Cauchy-Schwarz). For general fanout ``f`` the same argument
+    (``n_i`` grows by ``sqrt(f)`` per level in 2-D) gives ratio ``f^(1/6)``; ``f = 4``
+    is the paper's case. The budgets sum to ``epsilon`` so the tree is ``epsilon``-DP.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    height = _height(height)
+    fanout = positive_int(fanout, "fanout", minimum=2)
+    levels = np.arange(height + 1)
+    weights = float(fanout) ** ((height - levels) / 6.0)
+    return epsilon * weights / weights.sum()
+
+
+def _max_nodes_per_level(height):
+    """Lemma 2 (i) bound ``n_i <= 8 * 2^(h - i)`` for a quadtree, i = 0..h."""
+    return 8.0 * 2.0 ** (height - np.arange(height + 1))
+
+
+def worst_case_error(epsilons) -> float:
+    """``Err(Q) = sum_i 2 n_i / epsilon_i^2`` (Eq. (1)) for the worst-case quadtree query of Lemma 2.
+
+    ``epsilons[i]`` is the budget of level ``i`` (0 = leaves); ``n_i = 8 * 2^(h - i)``.
+    """
+    epsilons = finite_array(epsilons, "epsilons", ndim=(1,))
+    if np.any(epsilons <= 0):
+        raise ValueError("epsilons must all be > 0")
+    height = len(epsilons) - 1
+    return float(np.sum(2.0 * _max_nodes_per_level(height) / epsilons ** 2))
+
+
+def worst_case_error_closed_form(epsilon, height, budget) -> float:
+    """The paper's closed forms of the worst-case error (§IV-B, Lemma 3), times ``16 / epsilon^2``.
+
+    ``budget="uniform"``: ``16 (h + 1)^2 (2^(h+1) - 1) / epsilon^2``;
+    ``budget="geometric"``: ``16 (2^((h+1)/3) - 1)^3 / (epsilon^2 (2^(1/3) - 1)^3)``.
+    Fig. 2 plots these without the factor ``16 / epsilon^2``.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    height = _height(height)
+    if budget == "uniform":
+        core = (height + 1) ** 2 * (2.0 ** (height + 1) - 1)
+    elif budget == "geometric":
+        core = (2.0 ** ((height + 1) / 3) - 1) ** 3 / (2.0 ** (1 / 3) - 1) ** 3
+    else:
+        raise ValueError(f"budget must be 'uniform' or 'geometric', got {budget!r}")
+    return 16.0 * core / epsilon ** 2
+
+
+def _level_epsilons(epsilons, height):
+    epsilons = finite_array(epsilons, "epsilons", ndim=(1,))
+    if len(epsilons) != height + 1:
+        raise ValueError(f"epsilons must have height + 1 = {height + 1} entries, got {len(epsilons)}")
+    if np.any(epsilons <= 0):
+        raise ValueError("epsilons must all be > 0 (a level with no budget has no count to weight)")
+    return epsilons
+
+
+# --- Morton order and the quadtree (§III-B, §III-C) ---------------------------------------------
+
+def _spread_bits(v):
+    v = v.astype(np.uint64) & np.uint64(0xFFFFFFFF)
+    for shift, mask in ((16, 0x0000FFFF0000FFFF), (8, 0x00FF00FF00FF00FF), (4, 0x0F0F0F0F0F0F0F0F),
+                        (2, 0x3333333333333333), (1, 0x5555555555555555)):
+        v = (v | (v << np.uint64(shift))) & np.uint64(mask)
+    return v
+
+
+def _compact_bits(v):
+    v = v.astype(np.uint64) & np.uint64(0x5555555555555555)
+    for shift, mask in ((1, 0x3333333333333333), (2, 0x0F0F0F0F0F0F0F0F), (4, 0x00FF00FF00FF00FF),
+                        (8, 0x0000FFFF0000FFFF), (16, 0x00000000FFFFFFFF)):
+        v = (v | (v >> np.uint64(shift))) & np.uint64(mask)
+    return v
+
+
+def morton_encode(ix, iy) -> np.ndarray:
+    """Morton (Z-order) code of integer cells: bits of ``ix`` at even, of ``iy`` at odd positions."""
+    ix, iy = np.asarray(ix), np.asarray(iy)
+    if np.any(ix < 0) or np.any(iy < 0):
+        raise ValueError("ix and iy must be non-negative integers")
+    return (_spread_bits(ix) | (_spread_bits(iy) << np.uint64(1))).astype(np.int64)
+
+
+def morton_decode(code):
+    """Inverse of :func:`morton_encode`: the cell ``(ix, iy)`` of each code."""
+    code = np.asarray(code)
+    if np.any(code < 0):
+        raise ValueError("code must be non-negative integers")
+    code = code.astype(np.uint64)
+    return _compact_bits(code).astype(np.int64), _compact_bits(code >> np.uint64(1)).astype(np.int64)
+
+
+def _box(box):
+    box = finite_array(box, "box", ndim=(1,))
+    if box.shape != (4,) or not (box[0] < box[2] and box[1] < box[3]):
+        raise ValueError(f"box must be (x_min, y_min, x_max, y_max) with x_min < x_max and y_min < y_max, "
+                         f"got {box.tolist()}")
+    return box
+
+
+def _points_in(points, box):
+    points = finite_array(points, "points", ndim=(2,))
+    if points.shape[1] != 2:
+        raise ValueError(f"points must have 2 columns, got shape {points.shape}")
+    outside = ((points[:, 0] < box[0]) | (points[:, 0] > box[2])
+               | (points[:, 1] < box[1]) | (points[:, 1] > box[3]))
+    if np.any(outside):
+        raise ValueError(f"points must lie inside box {box.tolist()}; {int(outside.sum())} do not")
+    return points
+
+
+def _cell_index(values, low, high, cells):
+    """Integer cell of each value on ``cells`` equal cells of [low, high]; ``high`` goes to the last cell."""
+    index = np.floor((values - low) / (high - low) * cells).astype(np.int64)
+    return np.minimum(index, cells - 1)
+
+
+def _sum_children(values, fanout):
+    return values.reshape(-1, fanout).sum(axis=1)
+
+
+def quadtree_counts(points, box, height):
+    """Exact node counts of the full quadtree of height ``h`` over ``box``, one array per depth.
+
+    Leaves are the ``2^h x 2^h`` grid cells, stored in Morton order; each point's
+    cell comes from integer division of its coordinates and the leaf counts from one
+    ``bincount``; upper levels are sums of groups of four. No privacy by itself.
+    """
+    box = _box(box)
+    height = _height(height)
+    if height > MAX_QUADTREE_HEIGHT:
+        raise ValueError(f"height must be an integer in [0, {MAX_QUADTREE_HEIGHT}], got {height}")
+    points = _points_in(points, box)
+    side = 2 ** height
+    ix = _cell_index(points[:, 0], box[0], box[2], side)
+    iy = _cell_index(points[:, 1], box[1], box[3], side)
+    leaves = np.bincount(morton_encode(ix, iy), minlength=4 ** height).astype(float)
+    counts = [leaves]
+    for _ in range(height):
+        counts.append(_sum_children(counts[-1], 4))
+    return tuple(counts[::-1])
+
+
+def quadtree_boxes(box, height):
+    """Node rectangles ``(x_min, y_min, x_max, y_max)`` of the quadtree, one (4^d, 4) array per depth."""
+    box = _box(box)
+    height = _height(height)
+    boxes = []
+    for depth in range(height + 1):
+        ix, iy = morton_decode(np.arange(4 ** depth))
+        wx, wy = (box[2] - box[0]) / 2 ** depth, (box[3] - box[1]) / 2 ** depth
+        boxes.append(np.column_stack([box[0] + ix * wx, box[1] + iy * wy,
+                                      box[0] + (ix + 1) * wx, box[1] + (iy + 1) * wy]))
+    return tuple(boxes)
+
+
+@dataclass(frozen=True)
+class PSD:
+    """A released private spatial decomposition.
+
+    ``counts[d]`` are the released counts of the nodes at depth ``d`` (children of
+    node ``j`` are ``4 j .. 4 j + 3``); ``epsilons[i]`` the count budget of level
+    ``i`` (0 = leaves); ``median_epsilon`` the budget spent on splits along a path
+    (0 for a quadtree); ``boxes[d]`` the node rectangles, or ``None`` for a
+    quadtree over ``box`` (then queries use the grid directly). ``leaf[d]`` marks
+    the nodes that are leaves after pruning (``None``: only the last depth).
+    """
+
+    box: np.ndarray
+    counts: tuple
+    epsilons: np.ndarray
+    boxes: tuple | None = None
+    median_epsilon: float = 0.0
+    leaf: tuple | None = None
+    name: str = "quadtree"
+    fanout: int = field(default=4)
+
+    @property
+    def height(self) -> int:
+        return len(self.counts) - 1
+
+    @property
+    def epsilon(self) -> float:
+        """Total privacy budget along any root-to-leaf path (Lemma 1)."""
+        return float(np.sum(self.epsilons) + self.median_epsilon)
+
+
+def noisy_counts(counts, epsilons, rng):
+    """Laplace counts: node counts at level ``i`` get ``Lap(1 / epsilon_i)`` (Def. 2, sensitivity 1).
+
+    ``counts`` is one array per depth (root first); ``epsilons[i]`` per level
+    (leaves first). Privacy: ``sum_i epsilon_i``-DP under add/remove-one-point,
+    because each point changes exactly one count per level by 1 (Lemma 1).
+    """
+    height = len(counts) - 1
+    epsilons = _level_epsilons(epsilons, height)
+    rng = generator(rng)
+    return tuple(mechanisms.laplace(c, 1.0, epsilons[height - d], rng) for d, c in enumerate(counts))
+
+
+def private_quadtree(points, box, height, epsilon, rng, budget="geometric", postprocess=True):
+    """The private quadtree of §III-C: full quadtree, Laplace counts, optional OLS (Lemma 4).
+
+    ``budget`` is ``"uniform"``, ``"geometric"`` (Lemma 3) or an array of per-level
+    budgets summing to ``epsilon``. Privacy: ``epsilon``-DP (Lemma 1); the OLS is
+    post-processing of the released counts and costs nothing.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    height = _height(height)
+    epsilons = _budget(budget, epsilon, height)
+    counts = noisy_counts(quadtree_counts(points, box, height), epsilons, rng)
+    if postprocess:
+        counts = ols(counts, epsilons)
+    return PSD(box=_box(box), counts=counts, epsilons=epsilons,
+               name=f"quad-{'opt' if postprocess else 'noisy'}")
+
+
+def _budget(budget, epsilon, height):
+    if isinstance(budget, str):
+        if budget == "uniform":
+            return uniform_budget(epsilon, height)
+        if budget == "geometric":
+            return geometric_budget(epsilon, height)
+        raise ValueError(f"budget must be 'uniform', 'geometric' or an array, got {budget!r}")
+    epsilons = _level_epsilons(budget, height)
+    if not math.isclose(float(epsilons.sum()), epsilon, rel_tol=1e-9):
+        raise ValueError(f"budget must sum to epsilon = {epsilon}, got {float(epsilons.sum())}")
+    return epsilons
+
+
+# --- OLS post-processing (§V, Lemma 4, Theorem 5) -------------------------------------------------
+
+def ols(counts, epsilons, fanout=4):
+    """The OLS estimate of Definition 3 by the three linear-time phases after Lemma 4.
+
+    ``counts[d]`` are the noisy counts at depth ``d`` of a complete tree of fanout
+    ``f`` (children of ``j``: ``f j .. f j + f - 1``); ``epsilons[i]`` the Laplace
+    budget of level ``i`` (0 = leaves). Returns ``beta`` in the same layout: the
+    consistent counts (each parent equals the sum of its children) minimizing
+    ``sum_v epsilon_v^2 (Y_v - beta_v)^2``. Each phase is one vectorized pass per
+    level, so the cost is linear in the number of nodes (Theorem 5).
+    Post-processing of a DP release: no privacy cost.
+    """
+    fanout = positive_int(fanout, "fanout", minimum=2)
+    counts = tuple(finite_array(c, f"counts[{d}]", ndim=(1,)) for d, c in enumerate(counts))
+    height = len(counts) - 1
+    for d, c in enumerate(counts):
+        if c.shape != (fanout ** d,):
+            raise ValueError(f"counts[{d}] must have fanout^{d} = {fanout ** d} entries, got {c.shape[0]}")
+    eps2 = _level_epsilons(epsilons, height) ** 2
+    weight = [eps2[height - d] for d in range(height + 1)]          # epsilon^2 of each depth
+    e = np.cumsum(float(fanout) ** np.arange(height + 1) * eps2)     # E_l, l = level
+    # Phase I: alpha_u = alpha_par(u) + eps_h(u)^2 Y_u, top-down; Z_leaf = alpha_leaf.
+    alpha = weight[0] * counts[0]
+    for d in range(1, height + 1):
+        alpha = np.repeat(alpha, fanout) + weight[d] * counts[d]
+    # Phase II: Z_v = sum of Z over the children, bottom-up.
+    z = [alpha]
+    for _ in range(height):
+        z.append(_sum_children(z[-1], fanout))
+    z = z[::-1]
+    # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2, top-down.
+    beta = [z[0] / e[height]]
+    f_acc = np.zeros(1)
+    for d in range(1, height + 1):
+        f_acc = np.repeat(f_acc + beta[-1] * weight[d - 1], fanout)
+        level = height - d
+        beta.append((z[d] - float(fanout) ** level * f_acc) / e[level])
+    return tuple(beta)
+
+
+def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
+    """True if every parent count equals the sum of its children's (Definition 3)."""
+    return all(np.allclose(counts[d], _sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol)
+               for d in range(len(counts) - 1))
+
+
+def prune(tree: PSD, threshold) -> PSD:
+    """Pruning of §VII: cut the subtree below every node whose (post-processed) count is < ``threshold``.
+
+    The decision reads only released counts, so it is post-processing (no privacy
+    cost). A cut node becomes a leaf and is answered with the uniformity assumption.
+    """
+    threshold = float(finite_array(threshold, "threshold", ndim=(0,)))
+    leaf, active = [], np.ones(1, dtype=bool)
+    for d, c in enumerate(tree.counts):
+        stop = active & ((c < threshold) if d < tree.height else True)
+        leaf.append(stop)
+        active = np.repeat(active & ~stop, tree.fanout)
+    return PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=tree.boxes,
+               median_epsilon=tree.median_epsilon, leaf=tuple(leaf), name=tree.name, fanout=tree.fanout)
+
+
+# --- range queries (§IV-A, §VIII-A) ---------------------------------------------------------------
+
+def _rectangles(rects):
+    rects = finite_array(rects, "rects", ndim=(1, 2))
+    rects = rects[None, :] if rects.ndim == 1 else rects
+    if rects.shape[1] != 4 or np.any(rects[:, 0] > rects[:, 2]) or np.any(rects[:, 1] > rects[:, 3]):
+        raise ValueError("rects must be rows (x_min, y_min, x_max, y_max) with min <= max")
+    return rects
+
+
+def _prefix_grid(values, depth):
+    """2-D inclusive prefix sums (padded with a zero row and column) of a Morton-ordered level."""
+    side = 2 ** depth
+    ix, iy = morton_decode(np.arange(side * side))
+    grid = np.zeros((side + 1, side + 1))
+    grid[iy + 1, ix + 1] = values
+    return grid.cumsum(axis=0).cumsum(axis=1)
+
+
+def _rect_sum(prefix, c0, c1, r0, r1):
+    """Sum over cells with columns c0..c1-1 and rows r0..r1-1 (empty when c1 <= c0 or r1 <= r0)."""
+    c1, r1 = np.maximum(c1, c0), np.maximum(r1, r0)
+    return prefix[r1, c1] - prefix[r0, c1] - prefix[r1, c0] + prefix[r0, c0]
+
+
+def _quadtree_query(tree, rects):
+    """Canonical answers on a complete quadtree with O(h) summed-area-table look-ups per query."""
+    box, h = tree.box, tree.height
+    u = (rects[:, [0, 2]] - box[0]) / (box[2] - box[0])      # x in units of the box
+    v = (rects[:, [1, 3]] - box[1]) / (box[3] - box[1])
+    answer = np.zeros(len(rects))
+    parent = None
+    for d in range(h + 1):
+        side = 2 ** d
+        prefix = _prefix_grid(tree.counts[d], d)
+        inner = [np.clip(np.ceil(u[:, 0] * side), 0, side).astype(int),
+                 np.clip(np.floor(u[:, 1] * side), 0, side).astype(int),
+                 np.clip(np.ceil(v[:, 0] * side), 0, side).astype(int),
+                 np.clip(np.floor(v[:, 1] * side), 0, side).astype(int)]
+        answer += _rect_sum(prefix, inner[0], inner[1], inner[2], inner[3])
+        if parent is not None:   # nodes inside a contained parent were already counted there
+            p = [2 * np.minimum(parent[0], parent[1]), 2 * parent[1],
+                 2 * np.minimum(parent[2], parent[3]), 2 * parent[3]]
+            answer -= _rect_sum(prefix, *p)
+        parent = inner
+    answer += _partial_leaves(prefix, u, v, 2 ** h, inner)
+    return answer
+
+
+def _partial_leaves(prefix, u, v, side, inner):
+    """Uniformity assumption: fraction-weighted counts of leaves cut by the query boundary."""
+    total = np.zeros(len(u))
+    xs, ys = _axis_blocks(u, side), _axis_blocks(v, side)
+    for (a0, a1, wa) in xs:
+        for (b0, b1, wb) in ys:
+            total += wa * wb * _rect_sum(prefix, a0, a1, b0, b1)
+    return total - _rect_sum(prefix, *inner)
+
+
+def _axis_blocks(t, side):
+    """Split the cells a query spans on one axis into first, middle and last blocks with their weights."""
+    lo, hi = np.clip(t[:, 0] * side, 0, side), np.clip(t[:, 1] * side, 0, side)
+    first = np.minimum(np.floor(lo), side - 1).astype(int)
+    last = np.maximum(np.ceil(hi).astype(int) - 1, first)
+    single = first == last
+    w_first = np.where(single, hi - lo, first + 1 - lo)
+    w_last = np.where(single, 0.0, hi - last)
+    return [(first, first + 1, w_first), (first + 1, last, np.ones(len(t))), (last, last + 1, w_last)]
+
+
+def _generic_query(tree, rects, chunk=64):
+    """Canonical answers on any tree with explicit node boxes and (possibly) pruned leaves."""
+    answers = np.zeros(len(rects))
+    leaf = tree.leaf or tuple(np.full(len(c), d == tree.height) for d, c in enumerate(tree.counts))
+    for start in range(0, len(rects), chunk):
+        q = rects[start:start + chunk, None, :]
+        active, parent_in = np.ones(1, dtype=bool), np.zeros((len(q), 1), dtype=bool)
+        for d, (b, c) in enumerate(zip(tree.boxes, tree.counts)):
+            contained = ((q[..., 0] <= b[:, 0]) & (b[:, 2] <= q[..., 2])
+                         & (q[..., 1] <= b[:, 1]) & (b[:, 3] <= q[..., 3]))
+            take = contained & ~parent_in & active
+            answers[start:start + chunk] += take.astype(float) @ c
+            cut = leaf[d] & active & ~contained
+            answers[start:start + chunk] += (_overlap_fraction(q, b) * cut) @ c
+            active = np.repeat(active & ~leaf[d], tree.fanout)
+            parent_in = np.repeat(contained, tree.fanout, axis=1)
+    return answers
+
+
+def _overlap_fraction(q, b):
+    wx = np.clip(np.minimum(q[..., 2], b[:, 2]) - np.maximum(q[..., 0], b[:, 0]), 0, None)
+    wy = np.clip(np.minimum(q[..., 3], b[:, 3]) - np.maximum(q[..., 1], b[:, 1]), 0, None)
+    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    return np.divide(wx * wy, area, out=np.zeros(wx.shape), where=area > 0)
+
+
+def range_query(tree: PSD, rects) -> np.ndarray:
+    """Answers of a workload of rectangles by the canonical method (§IV-A) with the uniformity assumption.
+
+    A node fully inside the query whose parent is not contributes its count; a leaf
+    that the query cuts contributes the fraction of its area inside the query.
+    ``rects`` is (m, 4): ``x_min, y_min, x_max, y_max``. A complete quadtree is
+    answered with summed-area tables (``O(h)`` per query); any other tree by
+    comparing the queries against every node box, in chunks. Post-processing of
+    the release: no privacy cost.
+    """
+    rects = _rectangles(rects)
+    if tree.boxes is None and tree.leaf is None:
+        return _quadtree_query(tree, rects)
+    boxes = tree.boxes if tree.boxes is not None else quadtree_boxes(tree.box, tree.height)
+    return _generic_query(PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=boxes,
+                              leaf=tree.leaf, fanout=tree.fanout), rects)
+
+
+def true_counts(points, rects, chunk=256) -> np.ndarray:
+    """Exact number of points inside each closed rectangle (the ground truth for relative errors)."""
+    points = finite_array(points, "points", ndim=(2,))
+    rects = _rectangles(rects)
+    order = np.argsort(points[:, 0])
+    xs, ys = points[order, 0], points[order, 1]
+    out = np.zeros(len(rects), dtype=np.int64)
+    for i, (x0, y0, x1, y1) in enumerate(rects):
+        lo, hi = np.searchsorted(xs, x0, "left"), np.searchsorted(xs, x1, "right")
+        seg = ys[lo:hi]
+        out[i] = np.count_nonzero((seg >= y0) & (seg <= y1))
+    return out
+
+
+def relative_errors(estimates, truth) -> np.ndarray:
+    """``|estimate - truth| / truth`` for queries with a non-zero true answer (§VIII-A)."""
+    estimates = finite_array(estimates, "estimates", ndim=(1,))
+    truth = finite_array(truth, "truth", ndim=(1,))
+    if estimates.shape != truth.shape:
+        raise ValueError(f"estimates and truth must have the same shape, got {estimates.shape} and {truth.shape}")
+    keep = truth > 0
+    if not np.any(keep):
+        raise ValueError("truth must contain at least one non-zero answer")
+    return np.abs(estimates[keep] - truth[keep]) / truth[keep]
+
+
+def median_relative_error(estimates, truth) -> float:
+    """Median relative error over queries with non-zero true answers, the measure of §VIII-A."""
+    return float(np.median(relative_errors(estimates, truth)))
+
+
+def random_queries(points, box, width, height, n_queries, rng, max_rounds=50) -> np.ndarray:
+    """``n_queries`` rectangles of size ``width x height`` inside ``box`` with a non-zero answer (§VIII-A).
+
+    Lower-left corners are uniform over the positions that keep the rectangle in
+    the box; rectangles containing no point are redrawn. Public workload, no privacy.
+    """
+    box = _box(box)
+    width, height = positive_finite(width, "width"), positive_finite(height, "height")
+    n_queries = positive_int(n_queries, "n_queries")
+    if width > box[2] - box[0] or height > box[3] - box[1]:
+        raise ValueError(f"width and height must fit in the box ({box[2] - box[0]} x {box[3] - box[1]})")
+    rng = generator(rng)
+    kept = []
+    for _ in range(max_rounds):
+        x0 = rng.uniform(box[0], box[2] - width, 2 * n_queries)
+        y0 = rng.uniform(box[1], box[3] - height, 2 * n_queries)
+        rects = np.column_stack([x0, y0, x0 + width, y0 + height])
+        kept.extend(rects[true_counts(points, rects) > 0])
+        if len(kept) >= n_queries:
+            return np.array(kept[:n_queries])
+    raise ValueError(f"could not find {n_queries} non-empty {width} x {height} queries in {max_rounds} rounds")

@@ -1,0 +1,282 @@
+"""Tests of dpnn.psd: budgets, the quadtree, OLS post-processing (Lemma 4), range queries.
+
+Statistical tests use fixed seeds and state their false-failure rate (for a
+correct implementation, over the choice of seed).
+"""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpnn import psd
+
+FALSE_ALARM = 1e-3
+UNIT = np.array([0.0, 0.0, 1.0, 1.0])
+
+
+# --- budgets -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("height", [0, 1, 5, 10, 20])
+@pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.7])
+def test_budgets_sum_to_epsilon(height, epsilon):
+    assert psd.geometric_budget(epsilon, height).sum() == pytest.approx(epsilon, rel=1e-12)
+    assert psd.uniform_budget(epsilon, height).sum() == pytest.approx(epsilon, rel=1e-12)
+
+
+def test_geometric_budget_matches_lemma_3_formula():
+    epsilon, h = 0.7, 9
+    i = np.arange(h + 1)
+    lemma = 2.0 ** ((h - i) / 3) * epsilon * (2 ** (1 / 3) - 1) / (2 ** ((h + 1) / 3) - 1)
+    np.testing.assert_allclose(psd.geometric_budget(epsilon, h), lemma, rtol=1e-12)
+
+
+def test_geometric_budget_minimizes_worst_case_error_and_matches_closed_forms():
+    epsilon, h = 0.5, 8
+    geo = psd.geometric_budget(epsilon, h)
+    assert psd.worst_case_error(geo) == pytest.approx(
+        psd.worst_case_error_closed_form(epsilon, h, "geometric"), rel=1e-10)
+    assert psd.worst_case_error(psd.uniform_budget(epsilon, h)) == pytest.approx(
+        psd.worst_case_error_closed_form(epsilon, h, "uniform"), rel=1e-10)
+    rng = np.random.default_rng(0)
+    for _ in range(200):   # any other split of epsilon is worse (Cauchy-Schwarz)
+        other = rng.dirichlet(np.ones(h + 1)) * epsilon
+        assert psd.worst_case_error(other) >= psd.worst_case_error(geo)
+
+
+# --- quadtree ----------------------------------------------------------------------------------
+
+def test_morton_round_trip_and_order():
+    ix, iy = np.meshgrid(np.arange(16), np.arange(16))
+    code = psd.morton_encode(ix.ravel(), iy.ravel())
+    assert sorted(code.tolist()) == list(range(256))
+    back = psd.morton_decode(code)
+    np.testing.assert_array_equal(back[0], ix.ravel())
+    np.testing.assert_array_equal(back[1], iy.ravel())
+    np.testing.assert_array_equal(psd.morton_encode([0, 1, 0, 1], [0, 0, 1, 1]), [0, 1, 2, 3])
+
+
+def test_quadtree_counts_match_direct_counting():
+    rng = np.random.default_rng(1)
+    points = rng.uniform(0, 1, (3000, 2))
+    counts = psd.quadtree_counts(points, UNIT, 3)
+    boxes = psd.quadtree_boxes(UNIT, 3)
+    for d in range(4):
+        b = boxes[d]
+        inside = ((points[:, None, 0] >= b[:, 0]) & (points[:, None, 0] < b[:, 2])
+                  & (points[:, None, 1] >= b[:, 1]) & (points[:, None, 1] < b[:, 3]))
+        np.testing.assert_array_equal(counts[d], inside.sum(axis=0))
+    assert psd.is_consistent(counts)
+
+
+def test_noisy_counts_are_laplace_with_the_level_budget():
+    # KS test of the leaf noise against Lap(1 / epsilon_0); false-failure rate 1e-3.
+    rng = np.random.default_rng(2)
+    counts = psd.quadtree_counts(rng.uniform(0, 1, (500, 2)), UNIT, 5)
+    epsilons = psd.geometric_budget(1.0, 5)
+    noisy = psd.noisy_counts(counts, epsilons, rng)
+    noise = noisy[5] - counts[5]
+    assert stats.kstest(noise, stats.laplace(scale=1 / epsilons[0]).cdf).pvalue > FALSE_ALARM
+
+
+# --- OLS (Lemma 4) -----------------------------------------------------------------------------
+
+def _dense_ols(counts, epsilons, fanout):
+    """Weighted least squares over the leaf counts, solved densely with numpy.lstsq."""
+    height = len(counts) - 1
+    n_leaves = fanout ** height
+    rows, weights = [], []
+    for d in range(height + 1):
+        span = fanout ** (height - d)
+        a = np.kron(np.eye(fanout ** d), np.ones(span))
+        rows.append(a)
+        weights.append(np.full(fanout ** d, epsilons[height - d]))
+    a = np.vstack(rows)
+    w = np.concatenate(weights)
+    y = np.concatenate(counts)
+    x, *_ = np.linalg.lstsq(a * w[:, None], y * w, rcond=None)
+    assert a.shape[1] == n_leaves
+    beta = a @ x
+    out, start = [], 0
+    for d in range(height + 1):
+        out.append(beta[start:start + fanout ** d])
+        start += fanout ** d
+    return out
+
+
+@pytest.mark.parametrize("budget", ["uniform", "geometric", "random"])
+@pytest.mark.parametrize("height", [1, 2, 3, 4])
+def test_ols_equals_dense_weighted_least_squares(budget, height):
+    rng = np.random.default_rng(height)
+    counts = [rng.normal(50, 30, 4 ** d) for d in range(height + 1)]
+    if budget == "uniform":
+        epsilons = psd.uniform_budget(1.0, height)
+    elif budget == "geometric":
+        epsilons = psd.geometric_budget(1.0, height)
+    else:
+        epsilons = rng.uniform(0.05, 1.0, height + 1)
+    beta = psd.ols(counts, epsilons)
+    dense = _dense_ols(counts, epsilons, 4)
+    for d in range(height + 1):
+        np.testing.assert_allclose(beta[d], dense[d], rtol=0, atol=1e-8)
+
+
+def test_ols_general_fanout_matches_dense_solve():
+    rng = np.random.default_rng(7)
+    counts = [rng.normal(0, 10, 2 ** d) for d in range(6)]
+    epsilons = rng.uniform(0.1, 2, 6)
+    for b, d in zip(psd.ols(counts, epsilons, fanout=2), _dense_ols(counts, epsilons, 2)):
+        np.testing.assert_allclose(b, d, atol=1e-8)
+
+
+def test_ols_is_consistent_and_keeps_consistent_input():
+    rng = np.random.default_rng(3)
+    exact = psd.quadtree_counts(rng.uniform(0, 1, (2000, 2)), UNIT, 5)
+    epsilons = psd.geometric_budget(0.3, 5)
+    beta = psd.ols(psd.noisy_counts(exact, epsilons, rng), epsilons)
+    assert psd.is_consistent(beta)
+    assert not psd.is_consistent(psd.noisy_counts(exact, epsilons, rng))
+    for b, e in zip(psd.ols(exact, epsilons), exact):   # already consistent: OLS is the identity
+        np.testing.assert_allclose(b, e, atol=1e-8)
+
+
+def test_ols_matches_the_two_level_example_of_section_v():
+    y = [np.array([10.0]), np.array([1.0, 2.0, 3.0, 5.0])]
+    e0, e1 = 0.8, 0.3   # children (leaves), root
+    beta = psd.ols(y, [e0, e1])
+    expected_root = (4 * e1 ** 2 * 10 + e0 ** 2 * 11) / (4 * e1 ** 2 + e0 ** 2)
+    assert beta[0][0] == pytest.approx(expected_root, rel=1e-12)
+
+
+# --- queries -----------------------------------------------------------------------------------
+
+def _rects(rng, m):
+    a, b = rng.uniform(0, 1, (m, 2)), rng.uniform(0, 1, (m, 2))
+    return np.column_stack([np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
+                            np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1])])
+
+
+def test_quadtree_query_equals_generic_canonical_query():
+    rng = np.random.default_rng(4)
+    counts = psd.noisy_counts(psd.quadtree_counts(rng.uniform(0, 1, (3000, 2)), UNIT, 4),
+                              psd.uniform_budget(1.0, 4), rng)   # inconsistent: canonical choice matters
+    fast = psd.PSD(box=UNIT, counts=counts, epsilons=psd.uniform_budget(1.0, 4))
+    slow = psd.PSD(box=UNIT, counts=counts, epsilons=fast.epsilons, boxes=psd.quadtree_boxes(UNIT, 4))
+    rects = np.vstack([_rects(rng, 300), [[0, 0, 1, 1], [0.25, 0.5, 0.75, 1.0], [0.3, 0.3, 0.3, 0.4]]])
+    np.testing.assert_allclose(psd.range_query(fast, rects), psd.range_query(slow, rects), atol=1e-9)
+
+
+def test_canonical_query_uses_maximal_nodes_only():
+    counts = (np.array([100.0]), np.array([1.0, 2.0, 3.0, 4.0]), np.arange(16.0))
+    tree = psd.PSD(box=UNIT, counts=counts, epsilons=psd.uniform_budget(1, 2))
+    assert psd.range_query(tree, [0, 0, 1, 1])[0] == 100.0
+    assert psd.range_query(tree, [0, 0, 0.5, 0.5])[0] == 1.0       # the lower-left child, not its leaves
+    assert psd.range_query(tree, [0, 0, 0.25, 0.25])[0] == 0.0      # leaf 0 has count 0
+    assert psd.range_query(tree, [0.25, 0, 0.5, 0.25])[0] == 1.0    # leaf 1 (Morton order)
+    assert psd.range_query(tree, [0, 0, 0.125, 0.25])[0] == 0.0     # half of leaf 0
+    assert psd.range_query(tree, [0.25, 0, 0.375, 0.125])[0] == pytest.approx(0.25)  # quarter of leaf 1
+
+
+def test_exact_tree_answers_aligned_queries_exactly():
+    rng = np.random.default_rng(5)
+    points = rng.uniform(0, 1, (5000, 2))
+    tree = psd.PSD(box=UNIT, counts=psd.quadtree_counts(points, UNIT, 4), epsilons=psd.uniform_budget(1, 4))
+    rects = np.array([[0, 0, 0.5, 0.5], [0.125, 0.25, 0.6875, 1.0]])
+    np.testing.assert_allclose(psd.range_query(tree, rects), psd.true_counts(points, rects))
+
+
+def test_pruning_turns_small_nodes_into_leaves():
+    counts = (np.array([10.0]), np.array([1.0, 3.0, 3.0, 3.0]), np.arange(16.0) / 8)
+    tree = psd.prune(psd.PSD(box=UNIT, counts=counts, epsilons=psd.uniform_budget(1, 2)), 2.0)
+    np.testing.assert_array_equal(tree.leaf[1], [True, False, False, False])
+    assert not tree.leaf[2][:4].any() and tree.leaf[2][4:].all()
+    # a quarter of pruned node 0 by the uniformity assumption: 1 / 4
+    assert psd.range_query(tree, [0, 0, 0.25, 0.25])[0] == pytest.approx(0.25)
+
+
+def test_median_relative_error_ignores_zero_answers():
+    assert psd.median_relative_error([1.0, 12.0, 5.0, 0.0], [0.0, 10.0, 10.0, 4.0]) == pytest.approx(0.5)
+
+
+def test_random_queries_are_nonempty_and_inside_the_box():
+    rng = np.random.default_rng(6)
+    points = rng.uniform(0, 1, (200, 2))
+    rects = psd.random_queries(points, UNIT, 0.1, 0.05, 50, rng)
+    assert rects.shape == (50, 4) and np.all(psd.true_counts(points, rects) > 0)
+    assert np.all(rects[:, :2] >= 0) and np.all(rects[:, 2:] <= 1)
+
+
+def test_private_quadtree_is_reproducible_and_spends_epsilon():
+    points = np.random.default_rng(8).uniform(0, 1, (500, 2))
+    a = psd.private_quadtree(points, UNIT, 4, 0.5, np.random.default_rng(9))
+    b = psd.private_quadtree(points, UNIT, 4, 0.5, np.random.default_rng(9))
+    for x, y in zip(a.counts, b.counts):
+        np.testing.assert_array_equal(x, y)
+    assert a.epsilon == pytest.approx(0.5)
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+def test_geometric_budget_rejects_nonpositive_epsilon():
+    with pytest.raises(ValueError, match="epsilon must be a finite real number > 0"):
+        psd.geometric_budget(0.0, 3)
+
+
+def test_uniform_budget_rejects_negative_height():
+    with pytest.raises(ValueError, match="height must be an integer >= 0"):
+        psd.uniform_budget(1.0, -1)
+
+
+def test_closed_form_rejects_unknown_budget():
+    with pytest.raises(ValueError, match="budget must be 'uniform' or 'geometric'"):
+        psd.worst_case_error_closed_form(1.0, 3, "linear")
+
+
+def test_quadtree_rejects_points_outside_box():
+    with pytest.raises(ValueError, match="points must lie inside box"):
+        psd.quadtree_counts([[0.5, 1.5]], UNIT, 2)
+
+
+def test_quadtree_rejects_degenerate_box():
+    with pytest.raises(ValueError, match="box must be"):
+        psd.quadtree_counts([[0.5, 0.5]], [0, 0, 0, 1], 2)
+
+
+def test_quadtree_rejects_too_tall_tree():
+    with pytest.raises(ValueError, match="height must be an integer in"):
+        psd.quadtree_counts([[0.5, 0.5]], UNIT, 16)
+
+
+def test_ols_rejects_wrong_level_sizes():
+    with pytest.raises(ValueError, match=r"counts\[1\] must have fanout\^1 = 4 entries"):
+        psd.ols([np.zeros(1), np.zeros(3)], [1.0, 1.0])
+
+
+def test_ols_rejects_zero_budget():
+    with pytest.raises(ValueError, match="epsilons must all be > 0"):
+        psd.ols([np.zeros(1), np.zeros(4)], [1.0, 0.0])
+
+
+def test_ols_rejects_budget_of_wrong_length():
+    with pytest.raises(ValueError, match="epsilons must have height \\+ 1 = 2 entries"):
+        psd.ols([np.zeros(1), np.zeros(4)], [1.0])
+
+
+def test_private_quadtree_rejects_budget_not_summing_to_epsilon():
+    with pytest.raises(ValueError, match="budget must sum to epsilon"):
+        psd.private_quadtree([[0.5, 0.5]], UNIT, 1, 1.0, 0, budget=[0.2, 0.2])
+
+
+def test_range_query_rejects_inverted_rectangles():
+    tree = psd.PSD(box=UNIT, counts=(np.array([1.0]),), epsilons=np.array([1.0]))
+    with pytest.raises(ValueError, match="rects must be rows"):
+        psd.range_query(tree, [0.5, 0.5, 0.2, 0.9])
+
+
+def test_relative_errors_reject_all_zero_truth():
+    with pytest.raises(ValueError, match="truth must contain at least one non-zero answer"):
+        psd.relative_errors([1.0, 2.0], [0.0, 0.0])
+
+
+def test_random_queries_reject_oversized_rectangle():
+    with pytest.raises(ValueError, match="width and height must fit in the box"):
+        psd.random_queries([[0.5, 0.5]], UNIT, 2.0, 0.1, 5, 0)
