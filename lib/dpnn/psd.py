@@ -458,16 +458,18 @@ def _generic_query(tree, rects, chunk=64):
     leaf = tree.leaf or tuple(np.full(len(c), d == tree.height) for d, c in enumerate(tree.counts))
     for start in range(0, len(rects), chunk):
         q = rects[start:start + chunk, None, :]
-        active, parent_in = np.ones(1, dtype=bool), np.zeros((len(q), 1), dtype=bool)
+        index, parent_in = np.zeros(1, dtype=np.int64), np.zeros((len(q), 1), dtype=bool)
         for d, (b, c) in enumerate(zip(tree.boxes, tree.counts)):
+            b, c, is_leaf = b[index], c[index], leaf[d][index]     # only nodes that survive pruning
             contained = ((q[..., 0] <= b[:, 0]) & (b[:, 2] <= q[..., 2])
                          & (q[..., 1] <= b[:, 1]) & (b[:, 3] <= q[..., 3]))
-            take = contained & ~parent_in & active
-            answers[start:start + chunk] += take.astype(float) @ c
-            cut = leaf[d] & active & ~contained
-            answers[start:start + chunk] += (_overlap_fraction(q, b) * cut) @ c
-            active = np.repeat(active & ~leaf[d], tree.fanout)
-            parent_in = np.repeat(contained, tree.fanout, axis=1)
+            answers[start:start + chunk] += (contained & ~parent_in).astype(float) @ c
+            if is_leaf.any():
+                cut = _overlap_fraction(q, b[is_leaf]) * ~contained[:, is_leaf]
+                answers[start:start + chunk] += cut @ c[is_leaf]
+            inner = index[~is_leaf]
+            index = (tree.fanout * inner[:, None] + np.arange(tree.fanout)).ravel()
+            parent_in = np.repeat(contained[:, ~is_leaf], tree.fanout, axis=1)
     return answers
 
 
@@ -646,3 +648,296 @@ def _workload_rows(tree, workloads, labels):
     answers = np.split(range_query(tree, rects), np.cumsum([len(r) for r, _ in workloads.values()])[:-1])
     return [{**labels, "shape": shape, "error": median_relative_error(a, truth)}
             for (shape, (_, truth)), a in zip(workloads.items(), answers)]
+
+
+# --- private medians (§VI-A) -----------------------------------------------------------------------
+
+MEDIAN_METHODS = ("em", "ss", "noisymean", "cell", "true")
+
+
+def _interval(lo, hi):
+    lo, hi = float(finite_array(lo, "lo", ndim=(0,))), float(finite_array(hi, "hi", ndim=(0,)))
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo}, hi = {hi}")
+    return lo, hi
+
+
+def _values_in(values, lo, hi):
+    values = np.sort(finite_array(values, "values", ndim=(1,)))
+    if values[0] < lo or values[-1] > hi:
+        raise ValueError(f"values must lie in [lo, hi] = [{lo}, {hi}]")
+    return values
+
+
+def em_median_intervals(values, lo, hi, epsilon):
+    """Intervals and probabilities of the exponential-mechanism median (Def. 5, as re-derived).
+
+    With ``x_1 <= ... <= x_n`` sorted, ``x_0 = lo`` and ``x_(n+1) = hi``, interval
+    ``I_k = [x_k, x_(k+1))`` holds the outputs of rank ``k``; it is chosen with
+    probability proportional to ``|I_k| exp(-epsilon |k - n/2| / 2)``, then the
+    output is uniform in it. Returns ``(left, right, probability)`` per interval,
+    computed in the log domain by :func:`dpnn.mechanisms.exponential_probabilities`.
+    Privacy: the utility ``-|rank(x) - n/2|`` changes by at most 1 when one point is
+    added or removed, so this is the exponential mechanism with sensitivity 1 and is
+    ``epsilon``-DP (McSherry and Talwar 2007). The paper writes the rate as ``xi / 2``;
+    ``xi`` belongs to Def. 4 (smooth sensitivity) and ``epsilon`` is meant.
+    """
+    lo, hi = _interval(lo, hi)
+    epsilon = positive_finite(epsilon, "epsilon")
+    x = _values_in(values, lo, hi)
+    left, right = np.concatenate([[lo], x]), np.concatenate([x, [hi]])
+    length = right - left
+    keep = length > 0
+    k = np.arange(len(x) + 1)[keep]
+    utility = -np.abs(k - len(x) / 2) + (2 / epsilon) * np.log(length[keep])
+    return left[keep], right[keep], mechanisms.exponential_probabilities(utility, epsilon, 1.0)
+
+
+def em_median(values, lo, hi, epsilon, rng) -> float:
+    """Exponential-mechanism median (Def. 5): an interval by the exponential mechanism, then uniform in it.
+
+    ``O(n log n)`` (one sort). Privacy: ``epsilon``-DP, see :func:`em_median_intervals`.
+    """
+    left, right, probability = em_median_intervals(values, lo, hi, epsilon)
+    rng = generator(rng)
+    k = rng.choice(len(left), p=probability)
+    return float(rng.uniform(left[k], right[k]))
+
+
+def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
+    """Smooth sensitivity of the median (Def. 4; Nissim, Raskhodnikova, Smith 2007, Claim 3.3).
+
+    ``max_k e^(-k xi) max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1))`` with
+    ``xi = epsilon / (4 (1 + ln(2 / delta)))``, ``x_i = lo`` for ``i < 1`` and ``hi`` for
+    ``i > n``. The loop over ``k`` stops once ``e^(-k xi) (hi - lo)`` cannot beat the
+    running maximum, which keeps it exact.
+    """
+    lo, hi = _interval(lo, hi)
+    epsilon, delta = _ss_arguments(epsilon, delta)
+    x = _values_in(values, lo, hi)
+    n, xi = len(x), epsilon / (4 * (1 + math.log(2 / delta)))
+    m = (n + 1) // 2                                   # 1-indexed median position
+    pad = n + 2
+    padded = np.concatenate([np.full(pad, lo), x, np.full(pad, hi)])   # x_i at padded[i - 1 + pad]
+    best = 0.0
+    for k in range(n + 1):
+        if math.exp(-k * xi) * (hi - lo) <= best:
+            break
+        t = np.arange(k + 2)
+        gap = padded[m + t - 1 + pad] - padded[m + t - k - 2 + pad]
+        best = max(best, math.exp(-k * xi) * float(gap.max()))
+    return best
+
+
+def _ss_arguments(epsilon, delta):
+    epsilon = positive_finite(epsilon, "epsilon")
+    if not 0 < epsilon < 1:
+        raise ValueError(f"epsilon must be in (0, 1) for smooth sensitivity (Def. 4), got {epsilon}")
+    delta = float(finite_array(delta, "delta", ndim=(0,)))
+    if not 0 < delta < 1:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    return epsilon, delta
+
+
+def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
+    """Smooth-sensitivity median (§VI-A): ``x_m + (2 sigma_s / epsilon) Lap(1)``, then clamped to [lo, hi].
+
+    Privacy: ``(epsilon, delta)``-DP (Nissim et al. 2007, Cor. 2.4 with the
+    Laplace distribution and Claim 3.3). Clamping to the public node range is
+    post-processing; the paper reports that the unclamped value often leaves the range.
+    """
+    sigma = smooth_sensitivity_median(values, lo, hi, epsilon, delta)
+    x = np.sort(np.asarray(values, dtype=float))
+    noisy = x[(len(x) + 1) // 2 - 1] + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
+    return float(np.clip(noisy, *_interval(lo, hi)))
+
+
+def noisy_mean_median(values, lo, hi, epsilon, rng) -> float:
+    """Noisy mean as a median surrogate (Inan et al. 2010): noisy sum / noisy count, clamped to [lo, hi].
+
+    Half of ``epsilon`` goes to the count (sensitivity 1), half to the sum of
+    ``x - lo`` (sensitivity ``hi - lo``); ``epsilon``-DP by composition. The ratio is
+    clamped to the public range [lo, hi] (post-processing); a noisy count <= 0
+    gives the middle of the range.
+    """
+    lo, hi = _interval(lo, hi)
+    x = np.asarray(values, dtype=float)
+    x = _values_in(x, lo, hi) if x.size else x
+    return float(_noisy_mean_segments(x, np.zeros(len(x), dtype=np.int64), np.array([lo]), np.array([hi]),
+                                      positive_finite(epsilon, "epsilon"), generator(rng))[0])
+
+
+def _noisy_mean_segments(values, segment, lo, hi, epsilon, rng):
+    s = len(lo)
+    count = mechanisms.laplace(np.bincount(segment, minlength=s).astype(float), 1.0, epsilon / 2, rng)
+    total = np.bincount(segment, weights=values - lo[segment], minlength=s).astype(float)
+    total = total + rng.laplace(0.0, 1.0, s) * (hi - lo) / (epsilon / 2)   # Lap((hi - lo) / (epsilon / 2))
+    mean = lo + np.divide(total, count, out=(hi - lo) / 2, where=count > 0)
+    return np.clip(mean, lo, hi)
+
+
+def cell_median(values, lo, hi, epsilon, cell_length, rng) -> float:
+    """Cell-based median (Xiao et al. 2010): noisy counts on a fixed grid, then the median cell's centre.
+
+    The grid of cells of length ``cell_length`` over [lo, hi] gets Laplace counts
+    (sensitivity 1, ``epsilon``-DP); the output is the centre of the first cell at
+    which the cumulative (negatives zeroed) noisy count reaches half the total.
+    """
+    lo, hi = _interval(lo, hi)
+    cell_length = positive_finite(cell_length, "cell_length")
+    x = np.asarray(values, dtype=float)
+    x = _values_in(x, lo, hi) if x.size else x
+    cells = max(1, int(math.ceil((hi - lo) / cell_length)))
+    counts = np.bincount(_cell_index(x, lo, hi, cells), minlength=cells).astype(float)
+    noisy = np.maximum(mechanisms.laplace(counts, 1.0, epsilon, rng), 0)
+    return _grid_median(noisy, lo, hi)
+
+
+def _grid_median(noisy, lo, hi):
+    cumulative = np.cumsum(noisy)
+    k = int(np.searchsorted(cumulative, cumulative[-1] / 2)) if cumulative[-1] > 0 else len(noisy) // 2
+    return lo + (min(k, len(noisy) - 1) + 0.5) * (hi - lo) / len(noisy)
+
+
+def _em_median_segments(values, segment, lo, hi, epsilon, rng):
+    """The EM median of every segment at once (Gumbel-max over all intervals, one segmented argmax).
+
+    ``values`` sorted by (segment, value); ``lo``, ``hi`` the ranges of the
+    ``S`` segments. Same distribution as :func:`em_median` on each segment.
+    """
+    s = len(lo)
+    n = np.bincount(segment, minlength=s)
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    rank = np.arange(len(values)) - start[segment]
+    previous = np.where(rank > 0, np.concatenate([[0.0], values[:-1]]), lo[segment])
+    last = np.where(n > 0, values[np.maximum(start + n - 1, 0)] if len(values) else lo, lo)
+    left = np.concatenate([previous, last])
+    right = np.concatenate([values, hi])
+    k = np.concatenate([rank, n])
+    owner = np.concatenate([segment, np.arange(s)])
+    with np.errstate(divide="ignore"):
+        score = np.log(right - left) - epsilon / 2 * np.abs(k - n[owner] / 2) + rng.gumbel(size=len(left))
+    best = np.full(s, -np.inf)
+    np.maximum.at(best, owner, score)
+    winner = np.flatnonzero(score == best[owner])   # one per segment (ties have probability 0)
+    chosen = np.zeros(s, dtype=np.int64)
+    chosen[owner[winner]] = winner
+    return rng.uniform(left[chosen], right[chosen])
+
+
+def _true_median_segments(values, segment, lo, hi):
+    s = len(lo)
+    n = np.bincount(segment, minlength=s)
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    middle = values[np.clip(start + (n - 1) // 2, 0, max(len(values) - 1, 0))] if len(values) else lo
+    return np.where(n > 0, middle, (lo + hi) / 2)
+
+
+def segment_medians(values, segment, lo, hi, method, epsilon, rng, cell_length=None):
+    """One median per segment: ``method`` in ``"em"``, ``"noisymean"``, ``"true"`` (not private), ``"mid"``.
+
+    ``values`` sorted by (segment, value); ``lo``, ``hi`` the public ranges. Each
+    segment's median is ``epsilon``-DP for ``em`` and ``noisymean``; disjoint segments
+    compose in parallel. ``"mid"`` is the data-independent midpoint (quadtree split).
+    """
+    if method == "em":
+        return _em_median_segments(values, segment, lo, hi, epsilon, rng)
+    if method == "noisymean":
+        return _noisy_mean_segments(values, segment, lo, hi, epsilon, rng)
+    if method == "true":
+        return _true_median_segments(values, segment, lo, hi)
+    if method == "mid":
+        return (lo + hi) / 2
+    raise ValueError(f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}")
+
+
+# --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ---------------------------------------------
+
+def amplified_epsilon(epsilon, p) -> float:
+    """Budget to spend on a Poisson sample of rate ``p`` so that the whole is ``epsilon``-DP.
+
+    Uses the tight amplification bound ``epsilon = ln(1 + p (e^eps' - 1))`` (Li,
+    Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018) solved for ``eps'``. The
+    paper's Theorem 7 (``2 p e^eps'``) is looser and has no solution when
+    ``epsilon <= 2 p``, e.g. at its own ``epsilon = 0.01``, ``p = 0.01``.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    p = float(finite_array(p, "p", ndim=(0,)))
+    if not 0 < p <= 1:
+        raise ValueError(f"p must be in (0, 1], got {p}")
+    return math.log1p(math.expm1(epsilon) / p)
+
+
+def _split_level(coordinate, node, lo, hi, method, epsilon, rng, sample):
+    """Private medians of ``coordinate`` in every node (segment) at once, with optional sampling."""
+    keep = np.ones(len(node), dtype=bool) if sample is None else rng.random(len(node)) < sample
+    eps = epsilon if sample is None or method in ("true", "mid") else amplified_epsilon(epsilon, sample)
+    order = np.lexsort((coordinate[keep], node[keep]))
+    values, segment = coordinate[keep][order], node[keep][order]
+    return segment_medians(values, segment, lo, hi, method, eps, rng)
+
+
+def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, count_share=0.7,
+                   sample=None, exact_counts=False, postprocess=True, prune_threshold=None, name=None):
+    """A private kd-tree flattened to fanout 4 (§VI-B), or a hybrid tree when ``switch < height``.
+
+    Each node splits its points at a private median of x, then each half at a
+    private median of y, giving four children; after ``switch`` levels (hybrid,
+    §III-B) the splits are midpoints as in a quadtree. ``median`` is ``"em"``,
+    ``"noisymean"`` or ``"true"`` (exact medians, not private: kd-true / kd-pure).
+    Budget (§VI-B): ``count_share * epsilon`` for counts, geometric over the
+    ``h + 1`` levels (Lemma 3); the rest for medians, uniform over the ``switch``
+    data-dependent levels and halved between the x and the y median, which lie on
+    the same path. Optional Poisson ``sample`` rate for medians (Thm 7, with the
+    tight amplification bound), OLS post-processing (Lemma 4) and pruning at
+    ``prune_threshold`` (§VII). Privacy: ``epsilon``-DP along every root-to-leaf
+    path (Lemma 1 and the interactive argument of §VI); with ``median="true"`` or
+    ``exact_counts`` it is not private.
+    """
+    box, height = _box(box), _height(height, minimum=1)
+    epsilon = positive_finite(epsilon, "epsilon")
+    points = _points_in(points, box)
+    rng = generator(rng)
+    switch = height if switch is None else positive_int(switch, "switch", minimum=0)
+    if switch > height:
+        raise ValueError(f"switch must be an integer in [0, height = {height}], got {switch}")
+    if not 0 < count_share <= 1 or (count_share == 1 and median not in ("true", "mid") and switch > 0):
+        raise ValueError(f"count_share must be in (0, 1) (or 1 with exact medians), got {count_share}")
+    median_epsilon = 0.0 if median in ("true", "mid") or switch == 0 else (1 - count_share) * epsilon
+    count_epsilon = epsilon - median_epsilon
+    step_epsilon = median_epsilon / (2 * switch) if median_epsilon > 0 else 1.0
+    x, y = points[:, 0], points[:, 1]
+    node = np.zeros(len(points), dtype=np.int64)
+    boxes = [box[None, :]]
+    exact = [np.array([float(len(points))])]
+    for d in range(height):
+        method = median if d < switch else "mid"
+        b = boxes[-1]
+        sx = _split_level(x, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample)
+        right = x >= sx[node]
+        half = 2 * node + right
+        lo_y, hi_y = np.repeat(b[:, 1], 2), np.repeat(b[:, 3], 2)
+        sy = _split_level(y, half, lo_y, hi_y, method, step_epsilon, rng, sample)
+        node = 2 * half + (y >= sy[half])
+        boxes.append(_child_boxes(b, sx, sy))
+        exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
+    epsilons = geometric_budget(count_epsilon, height)
+    counts = tuple(exact) if exact_counts else noisy_counts(exact, epsilons, rng)
+    if postprocess and not exact_counts:
+        counts = ols(counts, epsilons)
+    tree = PSD(box=box, counts=counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
+               name=name or f"kd-{median}")
+    return tree if prune_threshold is None else prune(tree, prune_threshold)
+
+
+def _child_boxes(b, sx, sy):
+    """Boxes of the four children (x-left/right, then y-bottom/top) of every node, in child order."""
+    x0, y0, x1, y1 = b.T
+    xl = np.stack([x0, sx, sx, x1], axis=1)              # (x_lo, x_hi) of left, right half
+    children = np.empty((len(b), 4, 4))
+    for side in (0, 1):
+        x_lo, x_hi = xl[:, 2 * side], xl[:, 2 * side + 1]
+        s = sy[2 * np.arange(len(b)) + side]
+        children[:, 2 * side] = np.stack([x_lo, y0, x_hi, s], axis=1)
+        children[:, 2 * side + 1] = np.stack([x_lo, s, x_hi, y1], axis=1)
+    return children.reshape(-1, 4)
