@@ -280,3 +280,200 @@ def test_relative_errors_reject_all_zero_truth():
 def test_random_queries_reject_oversized_rectangle():
     with pytest.raises(ValueError, match="width and height must fit in the box"):
         psd.random_queries([[0.5, 0.5]], UNIT, 2.0, 0.1, 5, 0)
+
+
+# --- private medians ---------------------------------------------------------------------------
+
+def _chi_square_pvalue(observed, p):
+    """Chi-square goodness of fit, pooling the cells expected to hold fewer than 5 draws."""
+    expected = p * observed.sum()
+    big = expected >= 5
+    if (~big).any():
+        return stats.chisquare(np.append(observed[big], observed[~big].sum()),
+                               np.append(expected[big], expected[~big].sum())).pvalue
+    return stats.chisquare(observed, expected).pvalue
+
+
+def test_em_median_intervals_match_definition_5():
+    values = np.array([1.0, 2.0, 2.0, 7.0])
+    left, right, p = psd.em_median_intervals(values, 0.0, 10.0, 0.8)
+    # intervals of positive length: [0,1) k=0, [1,2) k=1, [2,7) k=3, [7,10) k=4 ([2,2) is empty)
+    np.testing.assert_array_equal(left, [0, 1, 2, 7])
+    np.testing.assert_array_equal(right, [1, 2, 7, 10])
+    k = np.array([0, 1, 3, 4])
+    weight = (right - left) * np.exp(-0.8 / 2 * np.abs(k - 2))
+    np.testing.assert_allclose(p, weight / weight.sum(), rtol=1e-12)
+
+
+def test_em_median_samples_follow_definition_5_chi_square():
+    # chi-square goodness of fit of the chosen intervals; false-failure rate 1e-3.
+    rng = np.random.default_rng(10)
+    values = np.sort(rng.uniform(0, 100, 30))
+    left, right, p = psd.em_median_intervals(values, 0.0, 100.0, 0.5)
+    draws = np.array([psd.em_median(values, 0.0, 100.0, 0.5, rng) for _ in range(20000)])
+    observed = np.bincount(np.searchsorted(right, draws, side="right"), minlength=len(p))
+    assert _chi_square_pvalue(observed, p) > FALSE_ALARM
+
+
+def test_segmented_em_median_matches_definition_5_chi_square():
+    # the vectorized tree version draws from the same interval distribution; false-failure rate 1e-3.
+    rng = np.random.default_rng(11)
+    values = np.sort(rng.uniform(0, 10, 12))
+    left, right, p = psd.em_median_intervals(values, 0.0, 10.0, 1.0)
+    reps = 20000
+    segment = np.repeat(np.arange(reps), len(values))
+    draws = psd.segment_medians(np.tile(values, reps), segment, np.zeros(reps), np.full(reps, 10.0), "em",
+                                1.0, rng)
+    observed = np.bincount(np.searchsorted(right, draws, side="right"), minlength=len(p))
+    assert _chi_square_pvalue(observed, p) > FALSE_ALARM
+
+
+@pytest.mark.parametrize("method", ["em", "ss", "noisymean", "cell"])
+def test_every_median_method_returns_a_value_in_the_domain(method):
+    rng = np.random.default_rng(12)
+    for values in (rng.uniform(5, 6, 200), np.full(50, 9.99), rng.uniform(0, 10, 3)):
+        for _ in range(20):
+            if method == "em":
+                m = psd.em_median(values, 0.0, 10.0, 0.1, rng)
+            elif method == "ss":
+                m = psd.ss_median(values, 0.0, 10.0, 0.1, 1e-4, rng)
+            elif method == "noisymean":
+                m = psd.noisy_mean_median(values, 0.0, 10.0, 0.1, rng)
+            else:
+                m = psd.cell_median(values, 0.0, 10.0, 0.1, 0.5, rng)
+            assert 0.0 <= m <= 10.0
+
+
+def test_smooth_sensitivity_matches_brute_force():
+    rng = np.random.default_rng(13)
+    values = np.sort(rng.uniform(0, 1, 9))
+    lo, hi, epsilon, delta = 0.0, 1.0, 0.5, 1e-3
+    xi = epsilon / (4 * (1 + np.log(2 / delta)))
+    n, m = len(values), 5
+
+    def x(i):
+        return lo if i < 1 else hi if i > n else values[i - 1]
+
+    brute = max(np.exp(-k * xi) * max(x(m + t) - x(m + t - k - 1) for t in range(k + 2)) for k in range(n + 1))
+    assert psd.smooth_sensitivity_median(values, lo, hi, epsilon, delta) == pytest.approx(brute, rel=1e-12)
+
+
+def test_amplified_epsilon_inverts_the_sampling_bound():
+    e = psd.amplified_epsilon(0.01, 0.01)
+    assert np.log1p(0.01 * np.expm1(e)) == pytest.approx(0.01, rel=1e-12)
+    assert psd.amplified_epsilon(0.3, 1.0) == pytest.approx(0.3)
+
+
+# --- kd-trees and Hilbert R-trees ----------------------------------------------------------------
+
+def test_kdtree_with_exact_medians_and_counts_splits_evenly_and_is_exact():
+    rng = np.random.default_rng(14)
+    points = rng.uniform(0, 1, (4 ** 4, 2))
+    tree = psd.private_kdtree(points, UNIT, 2, 1.0, rng, median="true", exact_counts=True)
+    assert np.all(tree.counts[2] == 16)       # medians split 256 points into 16 leaves of 16
+    for b, c in zip(tree.boxes[2], tree.counts[2]):
+        inside = ((points[:, 0] >= b[0]) & (points[:, 0] < b[2]) & (points[:, 1] >= b[1]) & (points[:, 1] < b[3]))
+        assert inside.sum() == c
+    assert psd.is_consistent(tree.counts)
+
+
+@pytest.mark.parametrize("kwargs", [{"median": "em"}, {"median": "em", "switch": 1}, {"median": "noisymean"},
+                                    {"median": "em", "sample": 0.5}])
+def test_private_kdtree_boxes_partition_parent_and_counts_are_consistent(kwargs):
+    rng = np.random.default_rng(15)
+    points = rng.uniform(0, 1, (2000, 2))
+    tree = psd.private_kdtree(points, UNIT, 3, 1.0, rng, **kwargs)
+    assert tree.epsilon == pytest.approx(1.0)
+    assert psd.is_consistent(tree.counts)
+    for d in range(3):
+        parent, children = tree.boxes[d], tree.boxes[d + 1].reshape(-1, 4, 4)
+        area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
+        np.testing.assert_allclose(area(children).sum(axis=1), area(parent), rtol=1e-9)
+        assert np.all(children[..., 0] >= parent[:, None, 0]) and np.all(children[..., 2] <= parent[:, None, 2])
+
+
+def test_hybrid_tree_uses_midpoints_after_the_switch():
+    rng = np.random.default_rng(16)
+    tree = psd.private_kdtree(rng.uniform(0, 1, (500, 2)), UNIT, 3, 1.0, rng, switch=1)
+    b = tree.boxes[2].reshape(-1, 4, 4)
+    np.testing.assert_allclose(b[:, 0, 2], (tree.boxes[1][:, 0] + tree.boxes[1][:, 2]) / 2)
+
+
+def test_hilbert_index_is_a_bijection_preserving_adjacency():
+    for order in (1, 2, 5):
+        d = np.arange(4 ** order)
+        x, y = psd.hilbert_cell(d, order)
+        assert len(set(zip(x.tolist(), y.tolist()))) == 4 ** order
+        np.testing.assert_array_equal(psd.hilbert_index(x, y, order), d)
+        np.testing.assert_array_equal(np.abs(np.diff(x)) + np.abs(np.diff(y)), 1)
+
+
+def test_hilbert_range_boxes_match_brute_force():
+    order = 4
+    x, y = psd.hilbert_cell(np.arange(4 ** order), order)
+    rng = np.random.default_rng(17)
+    a, b = rng.integers(0, 4 ** order, (2, 300))
+    start, stop = np.minimum(a, b), np.maximum(a, b) + 1
+    boxes = psd.hilbert_range_boxes(start, stop, order)
+    for (s, e), box in zip(zip(start, stop), boxes):
+        np.testing.assert_array_equal(box, [x[s:e].min(), y[s:e].min(), x[s:e].max() + 1, y[s:e].max() + 1])
+
+
+def test_hilbert_rtree_leaves_hold_their_points():
+    rng = np.random.default_rng(18)
+    points = rng.uniform(0, 1, (1000, 2))
+    tree = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6)
+    assert psd.is_consistent(tree.counts) and tree.epsilon == pytest.approx(1.0)
+    assert np.all(tree.boxes[2][:, :2] >= 0) and np.all(tree.boxes[2][:, 2:] <= 1)
+
+
+# --- bad input for medians and trees -------------------------------------------------------------
+
+def test_em_median_rejects_values_outside_range():
+    with pytest.raises(ValueError, match=r"values must lie in \[lo, hi\]"):
+        psd.em_median([1.0, 11.0], 0.0, 10.0, 1.0, 0)
+
+
+def test_em_median_rejects_empty_range():
+    with pytest.raises(ValueError, match="lo must be < hi"):
+        psd.em_median([1.0], 1.0, 1.0, 1.0, 0)
+
+
+def test_smooth_sensitivity_rejects_delta_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\)"):
+        psd.smooth_sensitivity_median([1.0], 0.0, 2.0, 0.5, 1.5)
+
+
+def test_smooth_sensitivity_rejects_epsilon_of_one_or_more():
+    with pytest.raises(ValueError, match=r"epsilon must be in \(0, 1\)"):
+        psd.smooth_sensitivity_median([1.0], 0.0, 2.0, 1.0, 1e-3)
+
+
+def test_segment_medians_reject_unknown_method():
+    with pytest.raises(ValueError, match="method must be one of"):
+        psd.segment_medians(np.array([0.5]), np.array([0]), np.array([0.0]), np.array([1.0]), "mean", 1.0, 0)
+
+
+def test_amplified_epsilon_rejects_rate_outside_unit_interval():
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\]"):
+        psd.amplified_epsilon(0.1, 0.0)
+
+
+def test_kdtree_rejects_switch_above_height():
+    with pytest.raises(ValueError, match=r"switch must be an integer in \[0, height = 2\]"):
+        psd.private_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, switch=3)
+
+
+def test_kdtree_rejects_count_share_outside_range():
+    with pytest.raises(ValueError, match="count_share must be in"):
+        psd.private_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, count_share=1.5)
+
+
+def test_hilbert_index_rejects_cells_outside_grid():
+    with pytest.raises(ValueError, match=r"ix and iy must be integers in \[0, 2\^order = 4\)"):
+        psd.hilbert_index([4], [0], 2)
+
+
+def test_hilbert_rejects_order_too_large():
+    with pytest.raises(ValueError, match=r"order must be an integer in \[1, 26\]"):
+        psd.hilbert_cell([0], 27)

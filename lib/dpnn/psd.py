@@ -829,7 +829,9 @@ def _true_median_segments(values, segment, lo, hi):
     s = len(lo)
     n = np.bincount(segment, minlength=s)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
-    middle = values[np.clip(start + (n - 1) // 2, 0, max(len(values) - 1, 0))] if len(values) else lo
+    top = max(len(values) - 1, 0)
+    middle = (values[np.clip(start + (n - 1) // 2, 0, top)] + values[np.clip(start + n // 2, 0, top)]) / 2 \
+        if len(values) else lo
     return np.where(n > 0, middle, (lo + hi) / 2)
 
 
