@@ -803,26 +803,29 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     """The EM median of every segment at once (Gumbel-max over all intervals, one segmented argmax).
 
     ``values`` sorted by (segment, value); ``lo``, ``hi`` the ranges of the
-    ``S`` segments. Same distribution as :func:`em_median` on each segment.
+    ``S`` segments. Segment ``s`` owns ``n_s + 1`` consecutive intervals (its values'
+    left gaps, then the gap up to ``hi_s``), so no sort is needed. Same distribution
+    as :func:`em_median` on each segment.
     """
     s = len(lo)
     n = np.bincount(segment, minlength=s)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    offset = start + np.arange(s)                     # first interval of each segment
     rank = np.arange(len(values)) - start[segment]
-    previous = np.where(rank > 0, np.concatenate([[0.0], values[:-1]]), lo[segment])
-    last = np.where(n > 0, values[np.maximum(start + n - 1, 0)] if len(values) else lo, lo)
-    left = np.concatenate([previous, last])
-    right = np.concatenate([values, hi])
-    k = np.concatenate([rank, n])
-    owner = np.concatenate([segment, np.arange(s)])
+    size = len(values) + s
+    left, right, k = np.empty(size), np.empty(size), np.empty(size)
+    at = rank + offset[segment]
+    left[at] = np.where(rank > 0, np.concatenate([[0.0], values[:-1]]), lo[segment])
+    right[at], k[at] = values, rank
+    final = offset + n
+    left[final] = np.where(n > 0, values[np.maximum(start + n - 1, 0)] if len(values) else lo, lo)
+    right[final], k[final] = hi, n
+    owner_n = np.repeat(n, n + 1)
     with np.errstate(divide="ignore"):
-        score = np.log(right - left) - epsilon / 2 * np.abs(k - n[owner] / 2) + rng.gumbel(size=len(left))
-    best = np.full(s, -np.inf)
-    np.maximum.at(best, owner, score)
-    winner = np.flatnonzero(score == best[owner])   # one per segment (ties have probability 0)
-    chosen = np.zeros(s, dtype=np.int64)
-    chosen[owner[winner]] = winner
-    return rng.uniform(left[chosen], right[chosen])
+        score = np.log(right - left) - epsilon / 2 * np.abs(k - owner_n / 2) + rng.gumbel(size=size)
+    best = np.maximum.reduceat(score, offset)
+    winner = np.flatnonzero(score == np.repeat(best, n + 1))   # one per segment (ties have probability 0)
+    return rng.uniform(left[winner], right[winner])
 
 
 def _true_median_segments(values, segment, lo, hi):
@@ -870,13 +873,21 @@ def amplified_epsilon(epsilon, p) -> float:
     return math.log1p(math.expm1(epsilon) / p)
 
 
-def _split_level(coordinate, node, lo, hi, method, epsilon, rng, sample):
-    """Private medians of ``coordinate`` in every node (segment) at once, with optional sampling."""
-    keep = np.ones(len(node), dtype=bool) if sample is None else rng.random(len(node)) < sample
-    eps = epsilon if sample is None or method in ("true", "mid") else amplified_epsilon(epsilon, sample)
-    order = np.lexsort((coordinate[keep], node[keep]))
-    values, segment = coordinate[keep][order], node[keep][order]
-    return segment_medians(values, segment, lo, hi, method, eps, rng)
+def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, sample):
+    """Private medians of ``coordinate`` in every node (segment) at once, with optional sampling.
+
+    ``sorted_index`` is ``argsort(coordinate)``; a stable sort by node on top of it
+    orders the points by (node, coordinate) faster than a lexsort.
+    """
+    if method == "mid":
+        return (lo + hi) / 2
+    index = sorted_index
+    eps = epsilon
+    if sample is not None and method != "true":
+        index = index[rng.random(len(index)) < sample]
+        eps = amplified_epsilon(epsilon, sample)
+    order = index[np.argsort(node[index], kind="stable")]
+    return segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
 
 
 def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, count_share=0.7,
@@ -909,17 +920,18 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     count_epsilon = epsilon - median_epsilon
     step_epsilon = median_epsilon / (2 * switch) if median_epsilon > 0 else 1.0
     x, y = points[:, 0], points[:, 1]
+    x_sorted, y_sorted = np.argsort(x), np.argsort(y)
     node = np.zeros(len(points), dtype=np.int64)
     boxes = [box[None, :]]
     exact = [np.array([float(len(points))])]
     for d in range(height):
         method = median if d < switch else "mid"
         b = boxes[-1]
-        sx = _split_level(x, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample)
+        sx = _split_level(x, x_sorted, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample)
         right = x >= sx[node]
         half = 2 * node + right
         lo_y, hi_y = np.repeat(b[:, 1], 2), np.repeat(b[:, 3], 2)
-        sy = _split_level(y, half, lo_y, hi_y, method, step_epsilon, rng, sample)
+        sy = _split_level(y, y_sorted, half, lo_y, hi_y, method, step_epsilon, rng, sample)
         node = 2 * half + (y >= sy[half])
         boxes.append(_child_boxes(b, sx, sy))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
@@ -1059,15 +1071,16 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
                       _cell_index(points[:, 1], box[1], box[3], side), order).astype(float)
     median_epsilon = 0.0 if median == "true" else (1 - count_share) * epsilon
     step_epsilon = median_epsilon / (2 * height) if median_epsilon > 0 else 1.0
+    h_sorted = np.argsort(h)
     node = np.zeros(len(h), dtype=np.int64)
     ranges = [np.array([[0.0, float(4 ** order)]])]
     exact = [np.array([float(len(h))])]
     for d in range(height):
         r = ranges[-1]
-        s1 = np.floor(_split_level(h, node, r[:, 0], r[:, 1], median, step_epsilon, rng, sample))
+        s1 = np.floor(_split_level(h, h_sorted, node, r[:, 0], r[:, 1], median, step_epsilon, rng, sample))
         half = 2 * node + (h >= s1[node])
         bounds = np.column_stack([r[:, 0], s1, s1, r[:, 1]]).reshape(-1, 2)     # ranges of the halves
-        s2 = np.floor(_split_level(h, half, bounds[:, 0], bounds[:, 1], median, step_epsilon, rng, sample))
+        s2 = np.floor(_split_level(h, h_sorted, half, bounds[:, 0], bounds[:, 1], median, step_epsilon, rng, sample))
         node = 2 * half + (h >= s2[half])
         ranges.append(np.column_stack([bounds[:, 0], s2, s2, bounds[:, 1]]).reshape(-1, 2))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
