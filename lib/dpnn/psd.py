@@ -719,13 +719,22 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
     m = (n + 1) // 2                                   # 1-indexed median position
     pad = n + 2
     padded = np.concatenate([np.full(pad, lo), x, np.full(pad, hi)])   # x_i at padded[i - 1 + pad]
-    best = 0.0
-    for k in range(n + 1):
-        if math.exp(-k * xi) * (hi - lo) <= best:
+    k_all = np.arange(n + 1)
+    decay = np.exp(-k_all * xi)
+    # A(k) <= x_(m+k+1) - x_(m-k-1) (every window lies in that span): an upper bound per k
+    bound = decay * (padded[m + k_all + pad] - padded[m - k_all - 2 + pad])
+    order = np.argsort(-bound, kind="stable")
+    best, block = 0.0, 64
+    for b0 in range(0, n + 1, block):             # candidates by decreasing bound; stop when none can win
+        ks = order[b0:b0 + block]
+        if bound[ks[0]] <= best:
             break
-        t = np.arange(k + 2)
-        gap = padded[m + t - 1 + pad] - padded[m + t - k - 2 + pad]
-        best = max(best, math.exp(-k * xi) * float(gap.max()))
+        k = ks[:, None]
+        t = np.arange(int(ks.max()) + 2)[None, :]
+        valid = t <= k + 1
+        tt = np.where(valid, t, 0)
+        gap = np.where(valid, padded[m + tt - 1 + pad] - padded[m + tt - k - 2 + pad], 0.0)
+        best = max(best, float((decay[ks] * gap.max(axis=1)).max()))
     return best
 
 
@@ -1093,3 +1102,227 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
     tree = PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes, median_epsilon=median_epsilon,
                name="hilbert-r")
     return tree if prune_threshold is None else prune(tree, prune_threshold)
+
+
+# --- cell-based kd-tree (Xiao et al. 2010, "kd-cell" of §VIII-B) -------------------------------------
+
+def _first_reaching(prefix_sum_at, low, high, target):
+    """Vectorized binary search: smallest c in (low, high] with ``prefix_sum_at(c) >= target`` (else high)."""
+    a, b = low.copy(), high.copy()
+    while np.any(b - a > 1):
+        mid = (a + b) // 2
+        reach = prefix_sum_at(mid) >= target
+        a, b = np.where(reach, a, mid), np.where(reach, mid, b)
+    return b
+
+
+def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), count_share=0.7, postprocess=True,
+                        prune_threshold=None):
+    """The cell-based kd-tree (kd-cell): medians from one noisy grid, flattened to fanout 4.
+
+    A ``cells[0] x cells[1]`` grid over ``box`` gets Laplace counts once with
+    ``(1 - count_share) epsilon`` (sensitivity 1; negatives set to 0); every node
+    splits at the grid line where the noisy mass of its cells reaches half, first
+    in x, then each half in y (post-processing of the grid, no further cost).
+    Node counts: geometric budget over ``count_share * epsilon``, OLS, pruning.
+    Privacy: ``epsilon``-DP (Lemma 1).
+    """
+    box, height = _box(box), _height(height, minimum=1)
+    epsilon = positive_finite(epsilon, "epsilon")
+    points = _points_in(points, box)
+    rng = generator(rng)
+    nx, ny = positive_int(cells[0], "cells[0]"), positive_int(cells[1], "cells[1]")
+    cx = _cell_index(points[:, 0], box[0], box[2], nx)
+    cy = _cell_index(points[:, 1], box[1], box[3], ny)
+    grid = np.bincount(cy * nx + cx, minlength=nx * ny).reshape(ny, nx).astype(float)
+    noisy = np.maximum(mechanisms.laplace(grid, 1.0, (1 - count_share) * epsilon, rng), 0)
+    prefix = np.zeros((ny + 1, nx + 1))
+    prefix[1:, 1:] = noisy.cumsum(axis=0).cumsum(axis=1)
+    node = np.zeros(len(points), dtype=np.int64)
+    cell_boxes = [np.array([[0, 0, nx, ny]])]
+    exact = [np.array([float(len(points))])]
+    for d in range(height):
+        c0, r0, c1, r1 = cell_boxes[-1].T
+        half_x = _rect_sum(prefix, c0, c1, r0, r1) / 2
+        sx = _first_reaching(lambda c: _rect_sum(prefix, c0, c, r0, r1), c0, c1, half_x)
+        sx = np.where(c1 - c0 > 1, np.minimum(sx, c1 - 1), c0)        # keep a split inside when possible
+        right = cx >= sx[node]
+        half = 2 * node + right
+        hc0, hc1 = np.column_stack([c0, sx]).ravel(), np.column_stack([sx, c1]).ravel()
+        hr0, hr1 = np.repeat(r0, 2), np.repeat(r1, 2)
+        target = _rect_sum(prefix, hc0, hc1, hr0, hr1) / 2
+        sy = _first_reaching(lambda r: _rect_sum(prefix, hc0, hc1, hr0, r), hr0, hr1, target)
+        sy = np.where(hr1 - hr0 > 1, np.minimum(sy, hr1 - 1), hr0)
+        node = 2 * half + (cy >= sy[half])
+        children = np.stack([np.column_stack([hc0, hr0, hc1, sy]), np.column_stack([hc0, sy, hc1, hr1])], axis=1)
+        cell_boxes.append(children.reshape(-1, 4))
+        exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
+    scale = np.array([(box[2] - box[0]) / nx, (box[3] - box[1]) / ny] * 2)
+    boxes = tuple(np.array([box[0], box[1], box[0], box[1]]) + b * scale for b in cell_boxes)
+    epsilons = geometric_budget(count_share * epsilon, height)
+    counts = noisy_counts(exact, epsilons, rng)
+    counts = ols(counts, epsilons) if postprocess else counts
+    tree = PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes,
+               median_epsilon=(1 - count_share) * epsilon, name="kd-cell")
+    return tree if prune_threshold is None else prune(tree, prune_threshold)
+
+
+# --- the private-median study (§VIII-B, Fig. 4) -----------------------------------------------------
+
+def _ss_segments(values, segment, lo, hi, epsilon, delta, rng):
+    """Smooth-sensitivity medians, one segment at a time (Def. 4 has no vectorized form here)."""
+    n = np.bincount(segment, minlength=len(lo))
+    start = np.concatenate([[0], np.cumsum(n)[:-1]])
+    out = np.empty(len(lo))
+    for s in range(len(lo)):
+        chunk = values[start[s]:start[s] + n[s]]
+        out[s] = ss_median(chunk, lo[s], hi[s], epsilon, delta, rng) if n[s] else (lo[s] + hi[s]) / 2
+    return out
+
+
+def _cell_segments(prefix, cell, lo, hi):
+    """Cell-based medians of many ranges from one cumulative noisy grid (post-processing)."""
+    cells = len(prefix) - 1
+    a = np.clip(np.floor(lo / cell), 0, cells - 1).astype(int)
+    b = np.clip(np.ceil(hi / cell), a + 1, cells).astype(int)
+    target = prefix[a] + (prefix[b] - prefix[a]) / 2
+    k = np.minimum(np.searchsorted(prefix, target, side="left"), b)
+    return np.clip((np.maximum(k, a + 1) - 0.5) * cell, lo, hi)
+
+
+def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta=1e-4, cell_length=1024.0):
+    """Normalized rank error and time of private medians by depth of a binary tree (Fig. 4).
+
+    The 1-D ``values`` in [lo, hi] are split recursively at the private median of
+    every node, ``depth`` levels deep, each level spending ``epsilon`` (so the
+    whole tree is ``depth * epsilon``-DP, or ``(depth epsilon, depth delta)`` for
+    SS). ``method``: ``"em"``, ``"ss"``, ``"noisymean"``, ``"cell"`` (grid of
+    ``cell_length`` released once with ``epsilon``); ``sample`` is the Poisson rate
+    of Thm 7 (SS and EM only). The rank error of a node's median ``m`` is
+    ``|rank(m) - n/2| / (n/2)``, 1 (100%) when ``m`` leaves ``[x_1, x_n]``; the
+    study reports its mean over the nodes of each depth and the seconds spent.
+    Returns a DataFrame with columns depth, rank_error, seconds.
+    """
+    import time
+
+    import pandas as pd
+
+    lo, hi = _interval(lo, hi)
+    x = np.sort(_values_in(values, lo, hi))
+    rng = generator(rng)
+    node = np.zeros(len(x), dtype=np.int64)
+    ranges = np.array([[lo, hi]])
+    if method == "cell":
+        cells = int(math.ceil((hi - lo) / cell_length))
+        grid = np.bincount(_cell_index(x, lo, hi, cells), minlength=cells).astype(float)
+        noisy = np.maximum(mechanisms.laplace(grid, 1.0, epsilon, rng), 0)
+        prefix = np.concatenate([[0.0], np.cumsum(noisy)])
+    rows = []
+    for d in range(positive_int(depth, "depth")):
+        start = time.perf_counter()
+        order = np.argsort(node, kind="stable")      # x is sorted, so this sorts by (node, x)
+        v, seg = x[order] - lo, node[order]
+        l, h = ranges[:, 0] - lo, ranges[:, 1] - lo
+        if method == "ss":
+            keep = np.ones(len(v), bool) if sample is None else rng.random(len(v)) < sample
+            eps = epsilon if sample is None else amplified_epsilon(epsilon, sample)
+            m = _ss_segments(v[keep], seg[keep], l, h, eps, delta, rng)
+        elif method == "cell":
+            m = _cell_segments(prefix, cell_length, l, h)
+        elif method in ("em", "noisymean"):
+            keep = np.ones(len(v), bool) if sample is None else rng.random(len(v)) < sample
+            eps = epsilon if sample is None else amplified_epsilon(epsilon, sample)
+            m = segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
+        else:
+            raise ValueError(f"method must be one of 'em', 'ss', 'noisymean', 'cell', got {method!r}")
+        seconds = time.perf_counter() - start
+        m = m + lo
+        rows.append({"depth": d, "rank_error": _rank_error(x[order], node[order], m), "seconds": seconds})
+        node = 2 * node + (x >= m[node])
+        ranges = np.column_stack([ranges[:, 0], m, m, ranges[:, 1]]).reshape(-1, 2)
+    return pd.DataFrame(rows)
+
+
+def _rank_error(values, segment, m):
+    """Mean over non-empty segments of ``|rank(m) - n/2| / (n/2)``, 1 when m is outside the data range."""
+    s = len(m)
+    n = np.bincount(segment, minlength=s)
+    below = np.bincount(segment, weights=values < m[segment], minlength=s)
+    first = np.full(s, np.inf)
+    last = np.full(s, -np.inf)
+    np.minimum.at(first, segment, values)
+    np.maximum.at(last, segment, values)
+    error = np.abs(below - n / 2) / np.maximum(n / 2, 0.5)
+    error = np.where((m < first) | (m > last), 1.0, np.minimum(error, 1.0))
+    return float(error[n > 0].mean())
+
+
+# --- the PSD comparison (§VIII-B, Figs. 5-7) -------------------------------------------------------
+
+PSD_NAMES = ("quad-baseline", "quad-opt", "kd-standard", "kd-hybrid", "kd-cell", "kd-noisymean", "kd-true",
+             "kd-pure", "hilbert-r")
+
+
+def build_psd(name, points, box, height, epsilon, rng, prune_threshold=None, cells=(512, 512),
+              hilbert_order=16, sample=None):
+    """Build one of the PSDs of §VIII-B by name (see :data:`PSD_NAMES`).
+
+    quad-baseline: uniform budget, no post-processing, no pruning; quad-opt:
+    geometric budget and OLS; kd-standard: EM medians; kd-hybrid: EM medians for
+    the first ``height // 2`` levels, then quadtree splits; kd-cell: medians from a
+    noisy grid of ``cells``; kd-noisymean: noisy-mean splits; kd-true: exact
+    medians, noisy counts (not private); kd-pure: exact medians and counts (not
+    private); hilbert-r: Hilbert R-tree of order ``hilbert_order``. All but
+    quad-baseline use the geometric budget, OLS and the pruning threshold. Privacy:
+    ``epsilon``-DP except kd-true and kd-pure.
+    """
+    common = dict(prune_threshold=prune_threshold)
+    if name == "quad-baseline":
+        return private_quadtree(points, box, height, epsilon, rng, budget="uniform", postprocess=False)
+    if name == "quad-opt":
+        tree = private_quadtree(points, box, height, epsilon, rng)
+        return tree if prune_threshold is None else prune(tree, prune_threshold)
+    if name == "kd-standard":
+        return private_kdtree(points, box, height, epsilon, rng, median="em", sample=sample, name=name, **common)
+    if name == "kd-hybrid":
+        return private_kdtree(points, box, height, epsilon, rng, median="em", switch=height // 2, sample=sample,
+                              name=name, **common)
+    if name == "kd-noisymean":
+        return private_kdtree(points, box, height, epsilon, rng, median="noisymean", name=name, **common)
+    if name == "kd-true":
+        return private_kdtree(points, box, height, epsilon, rng, median="true", count_share=1.0, name=name,
+                              **common)
+    if name == "kd-pure":
+        return private_kdtree(points, box, height, epsilon, rng, median="true", count_share=1.0,
+                              exact_counts=True, name=name, **common)
+    if name == "kd-cell":
+        return private_cell_kdtree(points, box, height, epsilon, rng, cells=cells, **common)
+    if name == "hilbert-r":
+        return private_hilbert_rtree(points, box, height, epsilon, rng, order=hilbert_order, sample=sample,
+                                     **common)
+    raise ValueError(f"name must be one of {PSD_NAMES}, got {name!r}")
+
+
+def psd_comparison(points, box, names, epsilons, heights, workloads, n_trees, rng, **build_kwargs):
+    """Median relative errors and build times of several PSDs over a grid of epsilon and height.
+
+    ``heights`` maps a name to its list of heights (or is one list for all).
+    One row per (name, epsilon, height, tree, shape) with ``error`` and ``seconds``
+    (build time of that tree). Each private tree is ``epsilon``-DP.
+    """
+    import time
+
+    import pandas as pd
+
+    rng = generator(rng)
+    rows = []
+    for name in names:
+        for epsilon in epsilons:
+            for height in (heights[name] if isinstance(heights, dict) else heights):
+                for t in range(positive_int(n_trees, "n_trees")):
+                    start = time.perf_counter()
+                    tree = build_psd(name, points, box, height, epsilon, rng, **build_kwargs)
+                    seconds = time.perf_counter() - start
+                    labels = {"variant": name, "epsilon": epsilon, "height": height, "tree": t, "seconds": seconds}
+                    rows += _workload_rows(tree, workloads, labels)
+    return pd.DataFrame(rows)
