@@ -477,3 +477,12 @@ def test_hilbert_index_rejects_cells_outside_grid():
 def test_hilbert_rejects_order_too_large():
     with pytest.raises(ValueError, match=r"order must be an integer in \[1, 26\]"):
         psd.hilbert_cell([0], 27)
+
+
+def test_canonical_nodes_add_up_to_the_range_query():
+    rng = np.random.default_rng(19)
+    tree = psd.private_kdtree(rng.uniform(0, 1, (3000, 2)), UNIT, 3, 1.0, rng, prune_threshold=20.0)
+    for rect in _rects(rng, 30):
+        nodes = psd.canonical_nodes(tree, rect)
+        total = sum(w * tree.counts[d][j] for d, j, w in nodes)
+        assert total == pytest.approx(psd.range_query(tree, rect)[0], abs=1e-8)

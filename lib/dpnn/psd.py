@@ -452,31 +452,37 @@ def _axis_blocks(t, side):
     return [(first, first + 1, w_first), (first + 1, last, np.ones(len(t))), (last, last + 1, w_last)]
 
 
-def _generic_query(tree, rects, chunk=64):
-    """Canonical answers on any tree with explicit node boxes and (possibly) pruned leaves."""
+def _generic_query(tree, rects):
+    """Canonical answers on any tree with node boxes, by expanding a frontier of (query, node) pairs.
+
+    Only the nodes a query cuts are expanded, as in the textbook canonical
+    method, but all queries advance together one depth at a time.
+    """
     answers = np.zeros(len(rects))
     leaf = tree.leaf or tuple(np.full(len(c), d == tree.height) for d, c in enumerate(tree.counts))
-    for start in range(0, len(rects), chunk):
-        q = rects[start:start + chunk, None, :]
-        index, parent_in = np.zeros(1, dtype=np.int64), np.zeros((len(q), 1), dtype=bool)
-        for d, (b, c) in enumerate(zip(tree.boxes, tree.counts)):
-            b, c, is_leaf = b[index], c[index], leaf[d][index]     # only nodes that survive pruning
-            contained = ((q[..., 0] <= b[:, 0]) & (b[:, 2] <= q[..., 2])
-                         & (q[..., 1] <= b[:, 1]) & (b[:, 3] <= q[..., 3]))
-            answers[start:start + chunk] += (contained & ~parent_in).astype(float) @ c
-            if is_leaf.any():
-                cut = _overlap_fraction(q, b[is_leaf]) * ~contained[:, is_leaf]
-                answers[start:start + chunk] += cut @ c[is_leaf]
-            inner = index[~is_leaf]
-            index = (tree.fanout * inner[:, None] + np.arange(tree.fanout)).ravel()
-            parent_in = np.repeat(contained[:, ~is_leaf], tree.fanout, axis=1)
+    query, node = np.arange(len(rects)), np.zeros(len(rects), dtype=np.int64)
+    for d in range(tree.height + 1):
+        b, q = tree.boxes[d][node], rects[query]
+        inside = (q[:, 0] <= b[:, 0]) & (b[:, 2] <= q[:, 2]) & (q[:, 1] <= b[:, 1]) & (b[:, 3] <= q[:, 3])
+        fraction = _overlap_fraction(q, b)
+        counts = tree.counts[d][node]
+        np.add.at(answers, query[inside], counts[inside])
+        cut = ~inside & (fraction > 0)
+        at_leaf = cut & leaf[d][node]
+        np.add.at(answers, query[at_leaf], fraction[at_leaf] * counts[at_leaf])
+        go = cut & ~leaf[d][node]
+        query = np.repeat(query[go], tree.fanout)
+        node = (tree.fanout * node[go][:, None] + np.arange(tree.fanout)).ravel()
+        if not len(node):
+            break
     return answers
 
 
 def _overlap_fraction(q, b):
-    wx = np.clip(np.minimum(q[..., 2], b[:, 2]) - np.maximum(q[..., 0], b[:, 0]), 0, None)
-    wy = np.clip(np.minimum(q[..., 3], b[:, 3]) - np.maximum(q[..., 1], b[:, 1]), 0, None)
-    area = (b[:, 2] - b[:, 0]) * (b[:, 3] - b[:, 1])
+    """Share of each box's area inside each query (0 for a box of zero area that is not inside)."""
+    wx = np.clip(np.minimum(q[..., 2], b[..., 2]) - np.maximum(q[..., 0], b[..., 0]), 0, None)
+    wy = np.clip(np.minimum(q[..., 3], b[..., 3]) - np.maximum(q[..., 1], b[..., 1]), 0, None)
+    area = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
     return np.divide(wx * wy, area, out=np.zeros(wx.shape), where=area > 0)
 
 
