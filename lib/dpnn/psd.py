@@ -1074,8 +1074,9 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
     Hilbert positions; each node's range ``[a, b)`` is split at a private median,
     and each half again (fanout 4 by flattening). Node rectangles are the bounding
     boxes of the Hilbert ranges (:func:`hilbert_range_boxes`), so they reveal only
-    the private medians. Budget and privacy as in :func:`private_kdtree`:
-    ``epsilon``-DP with EM medians.
+    the private medians; nodes cut away by pruning are not released and get NaN
+    boxes. Budget and privacy as in :func:`private_kdtree`: ``epsilon``-DP with
+    EM medians.
     """
     box, height = _box(box), _height(height, minimum=1)
     epsilon, order = positive_finite(epsilon, "epsilon"), _order(order)
@@ -1099,15 +1100,21 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
         node = 2 * half + (h >= s2[half])
         ranges.append(np.column_stack([bounds[:, 0], s2, s2, bounds[:, 1]]).reshape(-1, 2))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
-    scale = np.array([(box[2] - box[0]) / side, (box[3] - box[1]) / side] * 2)
-    offset = np.array([box[0], box[1], box[0], box[1]])
-    boxes = tuple(offset + hilbert_range_boxes(r[:, 0], r[:, 1], order) * scale for r in ranges)
     epsilons = geometric_budget(epsilon - median_epsilon, height)
     counts = noisy_counts(exact, epsilons, rng)
     counts = ols(counts, epsilons) if postprocess else counts
-    tree = PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes, median_epsilon=median_epsilon,
-               name="hilbert-r")
-    return tree if prune_threshold is None else prune(tree, prune_threshold)
+    tree = PSD(box=box, counts=counts, epsilons=epsilons, median_epsilon=median_epsilon, name="hilbert-r")
+    tree = tree if prune_threshold is None else prune(tree, prune_threshold)
+    scale = np.array([(box[2] - box[0]) / side, (box[3] - box[1]) / side] * 2)
+    offset = np.array([box[0], box[1], box[0], box[1]])
+    boxes, kept = [], np.ones(1, dtype=bool)
+    for d, r in enumerate(ranges):          # boxes only for nodes that survive pruning (the rest are never used)
+        b = np.full((len(r), 4), np.nan)
+        b[kept] = offset + hilbert_range_boxes(r[kept, 0], r[kept, 1], order) * scale
+        boxes.append(b)
+        kept = np.repeat(kept & ~(tree.leaf[d] if tree.leaf else np.zeros(len(r), bool)), 4)
+    return PSD(box=box, counts=tree.counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
+               leaf=tree.leaf, name="hilbert-r")
 
 
 # --- cell-based kd-tree (Xiao et al. 2010, "kd-cell" of §VIII-B) -------------------------------------
