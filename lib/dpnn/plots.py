@@ -421,7 +421,8 @@ def psd_tree(boxes, counts, *, rect=None, canonical=(), points=None, ax=None):
             ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec="0.2",
                                        lw=2.5 - 2 * d / max(height, 1), zorder=2))
     for (x0, y0, x1, y1), c in zip(boxes[-1], counts[-1]):
-        ax.text((x0 + x1) / 2, (y0 + y1) / 2, f"{c:.0f}", ha="center", va="center", fontsize=7, zorder=4)
+        ax.text((x0 + x1) / 2, (y0 + y1) / 2, f"{c:.0f}", ha="center", va="center", fontsize=7, zorder=4,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.8})
     for d, j, weight in canonical:
         x0, y0, x1, y1 = boxes[d][j]
         colour = "#0072B2" if weight == 1.0 else "#E69F00"
@@ -435,6 +436,8 @@ def psd_tree(boxes, counts, *, rect=None, canonical=(), points=None, ax=None):
     ax.set_xlim(boxes[0][0][0], boxes[0][0][2])
     ax.set_ylim(boxes[0][0][1], boxes[0][0][3])
     ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
     handles = [plt.Rectangle((0, 0), 1, 1, color="#0072B2", alpha=0.4, label="node inside the query"),
                plt.Rectangle((0, 0), 1, 1, color="#E69F00", alpha=0.4, label="leaf cut (uniformity)"),
                plt.Line2D([], [], color="#D55E00", ls="--", label="query")]
@@ -453,7 +456,7 @@ def error_bars_by_shape(table, *, group="epsilon", hue="variant", value="error",
     hues = list(dict.fromkeys(table[hue]))
     nrows = int(np.ceil(len(shapes) / ncols))
     fig, axes = plt.subplots(nrows, min(ncols, len(shapes)), figsize=(3.2 * min(ncols, len(shapes)), 3.0 * nrows),
-                             squeeze=False)
+                             squeeze=False, layout="constrained")
     width = 0.8 / len(hues)
     for ax, shape in zip(axes.ravel(), shapes):
         sub = table[table["shape"] == shape].groupby([group, hue])[value].mean().unstack()
@@ -469,5 +472,4 @@ def error_bars_by_shape(table, *, group="epsilon", hue="variant", value="error",
         ax.set_axis_off()
     axes[0, 0].set_ylabel(ylabel)
     axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
-    fig.tight_layout()
     return fig

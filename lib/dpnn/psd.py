@@ -1339,3 +1339,21 @@ def psd_comparison(points, box, names, epsilons, heights, workloads, n_trees, rn
                     labels = {"variant": name, "epsilon": epsilon, "height": height, "tree": t, "seconds": seconds}
                     rows += _workload_rows(tree, workloads, labels)
     return pd.DataFrame(rows)
+
+
+def switch_study(points, box, height, epsilon, switches, workloads, rng, prune_threshold=None):
+    """Median relative errors of hybrid trees switching to quadtree splits after each level in ``switches``.
+
+    ``switch = 0`` has no data-dependent level (a quadtree: all of epsilon goes to
+    counts); ``switch = height`` is the kd-tree with EM medians. Each tree is ``epsilon``-DP (§III-B "Hybrid trees",
+    §VIII-B). One row per (switch, shape).
+    """
+    import pandas as pd
+
+    rng = generator(rng)
+    rows = []
+    for switch in switches:
+        tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch,
+                              prune_threshold=prune_threshold, name=f"switch-{switch}")
+        rows += _workload_rows(tree, workloads, {"switch": switch})
+    return pd.DataFrame(rows)
