@@ -486,3 +486,22 @@ def test_canonical_nodes_add_up_to_the_range_query():
         nodes = psd.canonical_nodes(tree, rect)
         total = sum(w * tree.counts[d][j] for d, j, w in nodes)
         assert total == pytest.approx(psd.range_query(tree, rect)[0], abs=1e-8)
+
+
+def _em_density(values, lo, hi, epsilon, x):
+    left, right, p = psd.em_median_intervals(values, lo, hi, epsilon)
+    k = np.searchsorted(right, x, side="right")
+    return p[k] / (right[k] - left[k])
+
+
+@pytest.mark.parametrize("extra", [0.5, 3.3, 9.9])
+def test_em_median_density_ratio_is_at_most_e_epsilon_on_neighbours(extra):
+    # exact check of epsilon-DP: add one point and compare the output densities everywhere.
+    rng = np.random.default_rng(20)
+    epsilon = 0.7
+    values = np.sort(rng.uniform(0, 10, 25))
+    neighbour = np.sort(np.append(values, extra))
+    cuts = np.unique(np.concatenate([[0.0, 10.0], values, neighbour]))
+    x = (cuts[:-1] + cuts[1:]) / 2
+    log_ratio = np.log(_em_density(values, 0, 10, epsilon, x)) - np.log(_em_density(neighbour, 0, 10, epsilon, x))
+    assert np.max(np.abs(log_ratio)) <= epsilon + 1e-12
