@@ -505,3 +505,19 @@ def test_em_median_density_ratio_is_at_most_e_epsilon_on_neighbours(extra):
     x = (cuts[:-1] + cuts[1:]) / 2
     log_ratio = np.log(_em_density(values, 0, 10, epsilon, x)) - np.log(_em_density(neighbour, 0, 10, epsilon, x))
     assert np.max(np.abs(log_ratio)) <= epsilon + 1e-12
+
+
+def test_synthetic_points_stay_in_the_box_and_cluster():
+    rng = np.random.default_rng(21)
+    box = np.array([0.0, 0.0, 4.0, 2.0])
+    uniform = psd.synthetic_points(5000, box, rng)
+    clustered = psd.synthetic_points(5000, box, rng, kind="clustered", n_clusters=3, spread=0.02)
+    for pts in (uniform, clustered):
+        assert pts.shape == (5000, 2) and np.all(pts >= box[:2]) and np.all(pts <= box[2:])
+    occupied = lambda p: len(np.unique(psd.morton_encode(*(np.floor(p / [0.25, 0.125]).astype(int).T))))
+    assert occupied(clustered) < occupied(uniform) / 3      # 3 tight clusters fill few of the 256 cells
+
+
+def test_synthetic_points_reject_unknown_kind():
+    with pytest.raises(ValueError, match="kind must be 'uniform' or 'clustered'"):
+        psd.synthetic_points(10, UNIT, 0, kind="zipf")

@@ -86,6 +86,7 @@ __all__ = [
     "build_psd",
     "psd_comparison",
     "switch_study",
+    "synthetic_points",
 ]
 
 MAX_QUADTREE_HEIGHT = 15
@@ -1381,3 +1382,29 @@ def switch_study(points, box, height, epsilon, switches, workloads, rng, prune_t
                               prune_threshold=prune_threshold, name=f"switch-{switch}")
         rows += _workload_rows(tree, workloads, {"switch": switch})
     return pd.DataFrame(rows)
+
+
+# --- synthetic 2-D data (§VIII-A "synthetic 2D data with various distributions") ----------------------
+
+def synthetic_points(n, box, rng, kind="uniform", n_clusters=20, spread=0.03):
+    """``n`` synthetic points in ``box``: ``"uniform"``, or ``"clustered"`` (a Gaussian mixture).
+
+    Clustered: ``n_clusters`` centres uniform in the box, each point from a random
+    centre plus isotropic normal noise of standard deviation ``spread`` times the
+    box side; points falling outside the box are redrawn (not clipped).
+    """
+    n = positive_int(n, "n")
+    box, rng = _box(box), generator(rng)
+    size = box[2:] - box[:2]
+    if kind == "uniform":
+        return box[:2] + rng.random((n, 2)) * size
+    if kind != "clustered":
+        raise ValueError(f"kind must be 'uniform' or 'clustered', got {kind!r}")
+    centres = box[:2] + rng.random((positive_int(n_clusters, "n_clusters"), 2)) * size
+    spread = positive_finite(spread, "spread")
+    kept = np.empty((0, 2))
+    while len(kept) < n:
+        draw = centres[rng.integers(len(centres), size=n)] + rng.normal(0, spread, (n, 2)) * size
+        inside = np.all((draw >= box[:2]) & (draw <= box[2:]), axis=1)
+        kept = np.vstack([kept, draw[inside]])
+    return kept[:n]
