@@ -521,3 +521,16 @@ def test_synthetic_points_stay_in_the_box_and_cluster():
 def test_synthetic_points_reject_unknown_kind():
     with pytest.raises(ValueError, match="kind must be 'uniform' or 'clustered'"):
         psd.synthetic_points(10, UNIT, 0, kind="zipf")
+
+
+@pytest.mark.parametrize("n, epsilon", [(40, 0.01), (301, 0.5), (600, 0.05)])
+def test_smooth_sensitivity_branch_and_bound_matches_brute_force_on_larger_sets(n, epsilon):
+    rng = np.random.default_rng(n)
+    values = np.sort(rng.uniform(2, 8, n) ** 1.5)
+    lo, hi, delta = 0.0, 30.0, 1e-4
+    xi = epsilon / (4 * (1 + np.log(2 / delta)))
+    padded = np.concatenate([np.full(n + 2, lo), values, np.full(n + 2, hi)])
+    m, pad = (n + 1) // 2, n + 2
+    brute = max(np.exp(-k * xi) * np.max(padded[m + np.arange(k + 2) - 1 + pad]
+                                         - padded[m + np.arange(k + 2) - k - 2 + pad]) for k in range(n + 1))
+    assert psd.smooth_sensitivity_median(values, lo, hi, epsilon, delta) == pytest.approx(brute, rel=1e-12)

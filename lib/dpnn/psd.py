@@ -740,8 +740,9 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
 
     ``max_k e^(-k xi) max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1))`` with
     ``xi = epsilon / (4 (1 + ln(2 / delta)))``, ``x_i = lo`` for ``i < 1`` and ``hi`` for
-    ``i > n``. The loop over ``k`` stops once ``e^(-k xi) (hi - lo)`` cannot beat the
-    running maximum, which keeps it exact.
+    ``i > n``. Exact, by branch and bound over ``k``: the inner maximum ``A(k)`` is
+    non-decreasing in ``k``, so ``e^(-a xi) A(b)`` bounds every ``k`` in ``[a, b]`` and
+    only ranges whose bound beats the running maximum are split.
     """
     lo, hi = _interval(lo, hi)
     epsilon, delta = _ss_arguments(epsilon, delta)
@@ -750,22 +751,24 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
     m = (n + 1) // 2                                   # 1-indexed median position
     pad = n + 2
     padded = np.concatenate([np.full(pad, lo), x, np.full(pad, hi)])   # x_i at padded[i - 1 + pad]
-    k_all = np.arange(n + 1)
-    decay = np.exp(-k_all * xi)
-    # A(k) <= x_(m+k+1) - x_(m-k-1) (every window lies in that span): an upper bound per k
-    bound = decay * (padded[m + k_all + pad] - padded[m - k_all - 2 + pad])
-    order = np.argsort(-bound, kind="stable")
-    best, block = 0.0, 64
-    for b0 in range(0, n + 1, block):             # candidates by decreasing bound; stop when none can win
-        ks = order[b0:b0 + block]
-        if bound[ks[0]] <= best:
-            break
-        k = ks[:, None]
-        t = np.arange(int(ks.max()) + 2)[None, :]
-        valid = t <= k + 1
-        tt = np.where(valid, t, 0)
-        gap = np.where(valid, padded[m + tt - 1 + pad] - padded[m + tt - k - 2 + pad], 0.0)
-        best = max(best, float((decay[ks] * gap.max(axis=1)).max()))
+
+    def widest(k):      # A(k) = max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1)), non-decreasing in k
+        t = np.arange(k + 2)
+        return float(np.max(padded[m + t - 1 + pad] - padded[m + t - k - 2 + pad]))
+
+    # Branch and bound over k: on [a, b], e^(-k xi) A(k) <= e^(-a xi) A(b) because A is monotone.
+    grid = np.unique(np.concatenate([[0, n], np.geomspace(1, max(n, 1), 32).astype(int)]))
+    value = {int(k): widest(int(k)) for k in grid}
+    best = max(math.exp(-k * xi) * a for k, a in value.items())
+    stack = [(int(a), int(b)) for a, b in zip(grid[:-1], grid[1:])]
+    while stack:
+        a, b = stack.pop()
+        if b - a < 2 or math.exp(-a * xi) * value[b] <= best:
+            continue
+        c = (a + b) // 2
+        value[c] = widest(c)
+        best = max(best, math.exp(-c * xi) * value[c])
+        stack += [(a, c), (c, b)]
     return best
 
 
