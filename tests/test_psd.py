@@ -534,3 +534,48 @@ def test_smooth_sensitivity_branch_and_bound_matches_brute_force_on_larger_sets(
     brute = max(np.exp(-k * xi) * np.max(padded[m + np.arange(k + 2) - 1 + pad]
                                          - padded[m + np.arange(k + 2) - k - 2 + pad]) for k in range(n + 1))
     assert psd.smooth_sensitivity_median(values, lo, hi, epsilon, delta) == pytest.approx(brute, rel=1e-12)
+
+
+def test_cell_kdtree_splits_on_grid_lines_and_is_consistent():
+    rng = np.random.default_rng(22)
+    points = psd.synthetic_points(3000, UNIT, rng, kind="clustered", n_clusters=4)
+    tree = psd.private_cell_kdtree(points, UNIT, 3, 1.0, rng, cells=(32, 16))
+    assert tree.epsilon == pytest.approx(1.0) and psd.is_consistent(tree.counts)
+    for b in tree.boxes[1:]:
+        np.testing.assert_allclose(b[:, [0, 2]] * 32, np.round(b[:, [0, 2]] * 32), atol=1e-9)
+        np.testing.assert_allclose(b[:, [1, 3]] * 16, np.round(b[:, [1, 3]] * 16), atol=1e-9)
+    areas = (tree.boxes[3][:, 2] - tree.boxes[3][:, 0]) * (tree.boxes[3][:, 3] - tree.boxes[3][:, 1])
+    assert areas.sum() == pytest.approx(1.0)
+
+
+def test_median_study_true_median_split_has_small_rank_error_for_em_at_large_budget():
+    rng = np.random.default_rng(23)
+    values = rng.uniform(0, 1000, 4096)
+    table = psd.median_study(values, 0.0, 1000.0, 3, 50.0, "em", rng)
+    assert list(table["depth"]) == [0, 1, 2]
+    assert table["rank_error"].max() < 0.02     # at epsilon = 50 EM is essentially the exact median
+
+
+def test_psd_comparison_and_switch_study_return_one_row_per_setting_and_shape():
+    rng = np.random.default_rng(24)
+    points = rng.uniform(0, 1, (2000, 2))
+    rects = psd.random_queries(points, UNIT, 0.3, 0.3, 20, rng)
+    workloads = {"a": (rects, psd.true_counts(points, rects)), "b": (rects[:10], psd.true_counts(points, rects[:10]))}
+    table = psd.psd_comparison(points, UNIT, ["quad-opt", "kd-hybrid"], [0.5, 1.0], [2, 3], workloads, 1, rng)
+    assert len(table) == 2 * 2 * 2 * 2 and (table["error"] >= 0).all()
+    assert len(psd.switch_study(points, UNIT, 2, 1.0, [0, 1, 2], workloads, rng)) == 3 * 2
+
+
+def test_build_psd_rejects_unknown_name():
+    with pytest.raises(ValueError, match="name must be one of"):
+        psd.build_psd("kd-magic", [[0.5, 0.5]], UNIT, 2, 1.0, 0)
+
+
+def test_median_study_rejects_unknown_method():
+    with pytest.raises(ValueError, match="method must be one of 'em', 'ss', 'noisymean', 'cell'"):
+        psd.median_study([1.0, 2.0], 0.0, 3.0, 1, 1.0, "mean", 0)
+
+
+def test_cell_kdtree_rejects_zero_cells():
+    with pytest.raises(ValueError, match=r"cells\[0\] must be an integer >= 1"):
+        psd.private_cell_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, cells=(0, 4))
