@@ -87,6 +87,7 @@ __all__ = [
     "psd_comparison",
     "switch_study",
     "synthetic_points",
+    "count_share_study",
 ]
 
 MAX_QUADTREE_HEIGHT = 15
@@ -1411,3 +1412,21 @@ def synthetic_points(n, box, rng, kind="uniform", n_clusters=20, spread=0.03):
         inside = np.all((draw >= box[:2]) & (draw <= box[2:]), axis=1)
         kept = np.vstack([kept, draw[inside]])
     return kept[:n]
+
+
+def count_share_study(points, box, height, epsilon, count_shares, workloads, rng, switch=None,
+                      prune_threshold=None):
+    """Median relative errors of kd-trees (EM medians) for several median/count splits of epsilon (§VI-B).
+
+    ``count_share`` of epsilon goes to the counts, the rest to the medians; each
+    tree is ``epsilon``-DP. ``switch`` makes them hybrid trees. One row per (count_share, shape).
+    """
+    import pandas as pd
+
+    rng = generator(rng)
+    rows = []
+    for share in count_shares:
+        tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch, count_share=share,
+                              prune_threshold=prune_threshold)
+        rows += _workload_rows(tree, workloads, {"count_share": share})
+    return pd.DataFrame(rows)
