@@ -518,9 +518,9 @@ def range_query(tree: PSD, rects) -> np.ndarray:
     A node fully inside the query whose parent is not contributes its count; a leaf
     that the query cuts contributes the fraction of its area inside the query.
     ``rects`` is (m, 4): ``x_min, y_min, x_max, y_max``. A complete quadtree is
-    answered with summed-area tables (``O(h)`` per query); any other tree by
-    comparing the queries against every node box, in chunks. Post-processing of
-    the release: no privacy cost.
+    answered with summed-area tables (``O(h)`` per query); any other tree (pruned,
+    kd, Hilbert) by descending from the root and expanding only the nodes each
+    query cuts, all queries at once. Post-processing of the release: no privacy cost.
     """
     rects = _rectangles(rects)
     if tree.boxes is None and tree.leaf is None:
