@@ -9,6 +9,9 @@ Modules, one idea each:
 - :mod:`dpnn.traversal`: DP-TT and its variants;
 - :mod:`dpnn.metrics`: accuracy and communication of released answers;
 - :mod:`dpnn.experiments`: the thesis's evaluation as parallel, seeded, cached grids;
+- :mod:`dpnn.classification`: private r-N and k-NN classification (Gursoy et al. 2017): region overlap graph, k-NN to r-N conversion;
+- :mod:`dpnn.psd`: private spatial decompositions (Cormode et al. 2012): quadtrees, kd/hybrid/Hilbert R-trees, budgets, OLS post-processing, private medians;
+- :mod:`dpnn.cgp`: concentrated geo-privacy (Liang and Yi 2023): Gaussian mechanism, SVT under GP, PNN / k-PNN, private convex hull;
 - :mod:`dpnn.simrand`: SimHash with randomized-response bit flips (SimRand) and its Gaussian baseline;
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets;

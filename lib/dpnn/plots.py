@@ -408,8 +408,10 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
 # --- issue 6: private k-NN classification (notebook 09) -------------------------------------
 
 def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xlabel, ylabel, logx=False,
-                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True):
+                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None):
     """One panel per value of ``panel``; in each, one line per value of ``series`` against ``x``.
+
+    ``title``, if given, is written at the top left, beside the shared legend.
 
     ``summary`` is a long table (e.g. from ``classification.summarize``) with the
     columns named here; ``error`` gives the half-width of the error bars.
@@ -436,6 +438,8 @@ def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xla
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0),
                frameon=False)
+    if title:
+        fig.text(0.01, 0.995, title, ha="left", va="top", fontsize="medium")
     fig.tight_layout(rect=(0, 0, 1, 0.93 if nrows == 1 else 0.96))
     return fig
 
