@@ -411,12 +411,13 @@ def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xla
                    logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None):
     """One panel per value of ``panel``; in each, one line per value of ``series`` against ``x``.
 
-    ``title``, if given, is written at the top left, beside the shared legend.
+    ``title``, if given, heads the shared legend above the panels.
 
     ``summary`` is a long table (e.g. from ``classification.summarize``) with the
     columns named here; ``error`` gives the half-width of the error bars.
     """
     names = list(dict.fromkeys(summary[panel]))
+    ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False, sharey=sharey)
     for ax, name in zip(axes.flat, names):
@@ -436,11 +437,9 @@ def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xla
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), bbox_to_anchor=(0.5, 1.0),
-               frameon=False)
-    if title:
-        fig.text(0.01, 0.995, title, ha="left", va="top", fontsize="medium")
-    fig.tight_layout(rect=(0, 0, 1, 0.93 if nrows == 1 else 0.96))
+    # The style's constrained layout reserves room above the panels for the legend and its title.
+    fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False, title=title,
+               title_fontsize="medium")
     return fig
 
 
@@ -477,7 +476,6 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
     right.set_aspect("equal")
     right.set_title("region overlap graph")
     right.axis("off")
-    fig.tight_layout()
     return fig
 # --- issue 8 ---
 
