@@ -155,9 +155,12 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
     same for any ``n_jobs`` and any order, and a cached row equals a fresh one.
     """
     from joblib import Memory, Parallel, delayed
-    from tqdm.auto import tqdm
 
     function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
-    iterator = tqdm(points, desc="grid points", disable=not progress)
+    iterator = points
+    if progress:  # tqdm.auto warns at import in a kernel without ipywidgets; import it only for a bar
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(points, desc="grid points")
     rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed) for p in iterator)
     return pd.DataFrame(rows)
