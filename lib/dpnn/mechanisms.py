@@ -36,8 +36,11 @@ def laplace(values, sensitivity, epsilon, rng):
     entry of ``values`` (any shape).
 
     Privacy: if ``values = f(D)`` and ``sensitivity`` bounds the L1 distance
-    ``||f(D) - f(D')||_1`` over neighbouring datasets (one record replaced), the
-    release is ``epsilon``-DP (Dwork and Roth, Thm 3.6).
+    ``||f(D) - f(D')||_1`` over neighbouring datasets, the release is
+    ``epsilon``-DP (Dwork and Roth, Thm 3.6). The guarantee holds for whichever
+    neighbouring relation the sensitivity was computed under: the notebooks use
+    add/remove one record (the thesis's and Gursoy et al.'s Def. 1, Cormode et
+    al.'s PSDs), under which a count has sensitivity 1.
     """
     values = finite_array(values, "values")
     sensitivity = positive_finite(sensitivity, "sensitivity")
