@@ -181,7 +181,7 @@ def test_svt_halting_index_matches_direct_simulation():
 
 def test_pnn_error_below_theorem_4_11_bound_in_1_minus_beta_of_runs():
     """Checks that Thm 4.11's bound holds (binomial test), not the calibration: the bound is loose
-    (about 2000 m here against an observed 90% quantile of about 370 m), so a PNN with too little
+    (2028 m here against an observed 90% quantile of the excess distance of about 360 m), so a PNN with too little
     noise would pass too. The noise scales are pinned by the privacy-ledger tests below."""
     rng = np.random.default_rng(8)
     n, epsilon, beta, runs = 300, 0.05, 0.1, 300
