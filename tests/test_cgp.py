@@ -180,6 +180,9 @@ def test_svt_halting_index_matches_direct_simulation():
 
 
 def test_pnn_error_below_theorem_4_11_bound_in_1_minus_beta_of_runs():
+    """Checks that Thm 4.11's bound holds (binomial test), not the calibration: the bound is loose
+    (2028 m here against an observed 90% quantile of the excess distance of about 360 m), so a PNN with too little
+    noise would pass too. The noise scales are pinned by the privacy-ledger tests below."""
     rng = np.random.default_rng(8)
     n, epsilon, beta, runs = 300, 0.05, 0.1, 300
     bound = cgp.pnn_bound(n, epsilon, beta)
@@ -210,14 +213,41 @@ def test_k_pnn_returns_k_distinct_indices(budget):
 
 
 def test_k_pnn_is_reproducible_and_accurate_at_large_budget():
+    # False-failure rate by a union bound (computed below from the data, < 1e-4). Each of the k = 5 PNN
+    # calls has eps = sqrt(2 rho / k), threshold noise Z and SVT noise W ~ Lap(3/eps), scan noise
+    # V ~ Lap(6/eps). Every point outside the true 5 nearest is at least g = d_(6) - d_(5) farther from
+    # the query than the nearest remaining one. With t = g/4: Pr[|Z + W| > t] <= 2 e^{-t eps/6}; given
+    # |Z + W| <= t, each pass halts at the nearest remaining point w.p. >= e^{-t eps/6}/2 (so at most
+    # 2 e^{t eps/6} passes are expected), and each of the <= m = 200 visits per pass to an outside
+    # point halts there w.p. <= e^{-(g - t) eps/6}/2. So a call errs w.p. <= 2 e^{-g eps/24} + m e^{-g eps/12}.
+    # (At rho = 1, eps = 0.63 and g = 4.6 m, this test failed for about half of the seeds.)
     points = np.random.default_rng(3).uniform(0, 1000, (200, 2))
     query = np.array([400.0, 600.0])
-    a = cgp.k_pnn(points, query, 5, np.random.default_rng(9), rho=1.0)
-    b = cgp.k_pnn(points, query, 5, np.random.default_rng(9), rho=1.0)
+    k, rho = 5, 1e4
+    ordered = np.sort(np.linalg.norm(points - query, axis=1))
+    gap, eps = ordered[k] - ordered[k - 1], math.sqrt(2 * rho / k)
+    assert k * (2 * math.exp(-gap * eps / 24) + len(points) * math.exp(-gap * eps / 12)) < FALSE_ALARM / 10
+    a = cgp.k_pnn(points, query, k, np.random.default_rng(9), rho=rho)
+    b = cgp.k_pnn(points, query, k, np.random.default_rng(9), rho=rho)
     np.testing.assert_array_equal(a, b)
-    truth = np.argsort(np.linalg.norm(points - query, axis=1))[:5]
+    truth = np.argsort(np.linalg.norm(points - query, axis=1))[:k]
     assert set(a) == set(truth)
     assert cgp.knn_error(points, query, a) == pytest.approx(1.0)
+
+
+def test_pnn_subset_must_be_a_1d_integer_array():
+    with pytest.raises(ValueError, match="subset"):
+        cgp.pnn(POINTS, Q, 1.0, 0, subset=[[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match="subset"):
+        cgp.pnn(POINTS, Q, 1.0, 0, subset=[0.0, 1.0])
+    assert cgp.pnn(POINTS, Q, 1e3, 0, subset=np.array([3, 1, 3])) == 1  # duplicates are one candidate
+
+
+def test_pnn_cap_raises_runtime_error_for_a_very_negative_gamma0():
+    # With gamma0 = -1e4 / eps the scan would have to draw V < -1e4 (V ~ Lap(6)): it never halts,
+    # and the documented cap of 100,000 passes ends it with RuntimeError (an epsilon-GP outcome).
+    with pytest.raises(RuntimeError, match="max_passes"):
+        cgp.pnn(POINTS[:2], Q, 1.0, np.random.default_rng(0), gamma0=-1e4)
 
 
 def test_basic_knn_and_knn_error_exact():
@@ -226,6 +256,139 @@ def test_basic_knn_and_knn_error_exact():
     assert cgp.knn_error(points, query, [2, 1]) == pytest.approx(6 / 3)
     found = cgp.basic_knn(points, query, 2, np.random.default_rng(0), rho=1e6)
     np.testing.assert_array_equal(found, [0, 1])
+
+
+# --- privacy ledgers: the noise actually drawn adds up to the claimed budget -----------------------------
+#
+# A recording numpy Generator logs the scale and size of every Laplace and normal draw; the planar
+# Laplace mechanism (whose scale is not visible through the generator: it draws uniforms) is wrapped to
+# log its epsilon. From the log and the Lipschitz constants of the queries (min distance 1, each distance
+# 1, bounding-box centre sqrt(2), radius 1, each released point 1) the tests add up the privacy spent:
+# GP by basic composition (Laplace scale b on a K-Lipschitz query: K/b; SVT: W costs K/b_W and the
+# queries 2K/b_V; planar Laplace at e: K e per point), CGP by Thm 3.2 (Gaussian sigma: K^2/(2 sigma^2)
+# per point; a PNN call at epsilon_i-GP: epsilon_i^2/2, Lemma 3.6).
+
+class RecordingGenerator(np.random.Generator):
+    """numpy Generator that records ("laplace" | "normal", scale, size) of each draw, then draws."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.log = []
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        self.log.append(("laplace", float(scale), size))
+        return super().laplace(loc, scale, size)
+
+    def normal(self, loc=0.0, scale=1.0, size=None):
+        self.log.append(("normal", float(scale), size))
+        return super().normal(loc, scale, size)
+
+
+@pytest.fixture
+def recorded_planar_laplace(monkeypatch):
+    original = mechanisms.planar_laplace
+
+    def planar_laplace(points, epsilon, rng):
+        rng.log.append(("planar", float(epsilon), np.shape(points)))
+        return original(points, epsilon, rng)
+
+    monkeypatch.setattr(mechanisms, "planar_laplace", planar_laplace)
+
+
+class Ledger:
+    """Reads a RecordingGenerator's log in the order the algorithm draws."""
+
+    def __init__(self, log):
+        self.log, self.position = list(log), 0
+
+    def take(self, kind, size="any"):
+        assert self.position < len(self.log), f"expected a {kind} draw, log ended"
+        entry = self.log[self.position]
+        assert entry[0] == kind and (size == "any" or entry[2] == size), (self.position, entry, kind, size)
+        self.position += 1
+        return entry
+
+    def svt(self, lipschitz=1.0):
+        """One SVT: W (scalar), then one V vector per pass, all of one scale: K/b_W + 2K/b_V."""
+        b_w = self.take("laplace", None)[1]
+        passes = []
+        while (self.position < len(self.log) and self.log[self.position][0] == "laplace"
+               and self.log[self.position][2] is not None):
+            passes.append(self.take("laplace")[1])
+        assert passes and len(set(passes)) == 1, passes
+        return lipschitz / b_w + 2 * lipschitz / passes[0]
+
+    def pnn(self):
+        """One PNN: T's noise on the 1-Lipschitz min distance, then an SVT on the 1-Lipschitz distances."""
+        return 1.0 / self.take("laplace", None)[1] + self.svt()
+
+    def finished(self):
+        assert self.position == len(self.log), self.log[self.position:]
+
+
+def test_svt_ledger_adds_up_to_epsilon():
+    for epsilon, lipschitz in ((0.3, 1.0), (2.0, 5.0)):
+        rng = RecordingGenerator(1)
+        cgp.svt_gp([3.0, 1.0, 4.0, 1.5], 0.5, epsilon, rng, lipschitz=lipschitz)
+        ledger = Ledger(rng.log)
+        assert ledger.svt(lipschitz) == pytest.approx(epsilon, rel=1e-9, abs=0)
+        ledger.finished()
+
+
+def test_pnn_ledger_adds_up_to_epsilon():
+    points = np.random.default_rng(0).uniform(0, 100, (30, 2))
+    for seed, epsilon in enumerate((0.05, 0.7, 12.0)):
+        rng = RecordingGenerator(seed)
+        cgp.pnn(points, np.array([50.0, 50.0]), epsilon, rng)
+        ledger = Ledger(rng.log)
+        assert ledger.pnn() == pytest.approx(epsilon, rel=1e-9, abs=0)
+        ledger.finished()
+
+
+@pytest.mark.parametrize("kind", ["GP", "CGP"])
+def test_k_pnn_ledger_adds_up_to_the_budget(kind):
+    points = np.random.default_rng(1).uniform(0, 1000, (80, 2))
+    budget, k = (0.2, 7) if kind == "GP" else (1e-3, 7)
+    rng = RecordingGenerator(2)
+    cgp.k_pnn(points, np.array([500.0, 500.0]), k, rng, **({"epsilon": budget} if kind == "GP" else {"rho": budget}))
+    ledger = Ledger(rng.log)
+    calls = [ledger.pnn() for _ in range(k)]
+    ledger.finished()
+    spent = sum(calls) if kind == "GP" else sum(e**2 / 2 for e in calls)
+    assert spent == pytest.approx(budget, rel=1e-9, abs=0)
+
+
+@pytest.mark.parametrize("kind", ["GP", "CGP"])
+def test_pch_ledger_adds_up_to_the_budget(kind, recorded_planar_laplace):
+    points = np.random.default_rng(6).normal(0, 300, (400, 2))
+    rng = RecordingGenerator(3)
+    if kind == "GP":
+        budget = 0.05
+        hull = cgp.pch(points, rng, epsilon=budget, k=20)
+        ledger = Ledger(rng.log)
+        spent = math.sqrt(2) * ledger.take("planar", (2,))[1]  # centre: sqrt(2)-Lipschitz
+        spent += 1 / ledger.take("laplace", None)[1]  # radius: 1-Lipschitz
+        spent += sum(ledger.pnn() for _ in range(hull.k))
+        _, e_release, shape = ledger.take("planar")
+        spent += shape[0] * e_release  # |A| 1-Lipschitz points
+    else:
+        budget = 1e-3
+        hull = cgp.pch(points, rng, rho=budget, k=20)
+        ledger = Ledger(rng.log)
+        spent = 2 / (2 * ledger.take("normal", (2,))[1] ** 2)  # centre: K^2 = 2
+        spent += 1 / (2 * ledger.take("normal", None)[1] ** 2)  # radius
+        spent += sum(ledger.pnn() ** 2 / 2 for _ in range(hull.k))
+        _, sigma, shape = ledger.take("normal")
+        spent += shape[0] / (2 * sigma**2)  # |A| 1-Lipschitz points
+    ledger.finished()
+    assert hull.k == 20 and shape == (hull.anchors.size, 2)
+    assert spent == pytest.approx(budget, rel=1e-9, abs=0)
+
+
+def test_pch_budget_split_and_per_call_epsilon():
+    assert cgp.pch_split(epsilon=0.4) == pytest.approx((0.2, 0.2, 0.01))
+    assert cgp.pch_pnn_epsilon(8, epsilon=0.4) == pytest.approx(19 / 40 * 0.4 / 8)
+    assert cgp.pch_pnn_epsilon(8, rho=1e-3) == pytest.approx(math.sqrt(2 * 19 / 40 * 1e-3 / 8))
 
 
 # --- PCH (Alg. 4) ------------------------------------------------------------------------------------
@@ -303,12 +466,23 @@ def test_sample_tuple_and_query_points():
 def test_experiments_have_one_row_per_run_and_method():
     rng = np.random.default_rng(0)
     paths = cgp.taxi_trajectories(2, rng, min_length=300, max_length=400)
+    lengths = [len(path) for path in paths]
     table = cgp.knn_experiment(paths, [(5e-4, 2, 200)], 2, rng)
     assert len(table) == 2 * 2 * 4 and np.all(table.error >= 1)
     ident = cgp.identity_experiment(paths, [(5e-4, 200)], 1, rng)
     assert len(ident) == 4 and np.all(ident["l2 error"] >= ident["max error"])
     hulls = cgp.hull_experiment(paths, [(5e-4, 200)], 1, rng)
     assert len(hulls) == 8 and np.all((hulls.jaccard >= 0) & (hulls.jaccard <= 1))
+    for frame in (table, ident, hulls):
+        assert np.all(frame.n == 200) and np.all(frame.n_actual == 200)
+    # A requested n above a trajectory's length: the whole trajectory, and n_actual says so.
+    for frame in (cgp.knn_experiment(paths, [(5e-4, 2, 1000)], 1, rng),
+                  cgp.identity_experiment(paths, [(5e-4, 1000)], 1, rng),
+                  cgp.hull_experiment(paths, [(5e-4, 1000)], 1, rng)):
+        assert np.all(frame.n == 1000)
+        np.testing.assert_array_equal(frame.n_actual, [lengths[t] for t in frame.trajectory])
+    basic = hulls[hulls.method == "CGP Basic"]
+    np.testing.assert_array_equal(basic.k, basic.n_actual)
 
 
 # --- bad input: one test per ValueError -------------------------------------------------------------

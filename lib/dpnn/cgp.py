@@ -53,6 +53,8 @@ __all__ = [
     "centre",
     "pch_error_bound",
     "choose_anchor_count",
+    "pch_split",
+    "pch_pnn_epsilon",
     "HullRelease",
     "pch",
     "hull_jaccard",
@@ -207,7 +209,10 @@ def cgp_basic_bound(n, rho, beta) -> float:
 # --- §4.3 sparse vector technique, PNN, k-PNN ---------------------------------------------------
 
 def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
-    """Unchecked core of :func:`svt_gp`: one Laplace vector per pass over ``values``."""
+    """Unchecked core of :func:`svt_gp`: one Laplace vector per pass over ``values``.
+
+    Raises RuntimeError after ``max_passes`` passes without a halt (see :func:`svt_gp`).
+    """
     m = values.shape[0]
     bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))  # T + W, W ~ Lap(K / eps1)
     scale = 2 * lipschitz / (epsilon / 2)  # V_j ~ Lap(2K / eps2)
@@ -228,6 +233,15 @@ def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -
     t mod m). Noise is drawn one pass at a time; the V_j after the halt are never
     looked at, so the law of t is that of the one-at-a-time algorithm.
     Privacy: epsilon-GP (App. D), hence epsilon^2/2-CGP (Lemma 3.6).
+
+    Truncation. If no query halts within ``max_passes`` passes, RuntimeError is
+    raised: a random outcome, not bad input, hence not ValueError. This does not
+    weaken the guarantee: the truncated SVT whose outcomes are the halting
+    positions plus "did not halt" is still epsilon-GP, because "did not halt" under
+    x with noise W implies "did not halt" under x' with W - K dist(x, x') (each
+    g_j moves by at most K dist), and shifting W ~ Lap(K / eps1) by K dist costs
+    eps1 dist, as for a halting position (App. D). How likely the cap is depends
+    on ``values`` and ``threshold``; for PNN see :func:`pnn`.
     """
     values = finite_array(values, "values", ndim=(1,))
     threshold = float(finite_array(threshold, "threshold", ndim=(0,)))
@@ -252,6 +266,16 @@ def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
     Privacy: epsilon-GP (basic composition of epsilon/3 and 2 epsilon/3), hence
     (epsilon^2/2)-CGP. gamma0 > 0 shortens the scan at the price of error
     (Thm 4.10); gamma0 = 0 gives the bound of :func:`pnn_bound` (Thm 4.11).
+
+    The scan is capped at 100,000 passes over the candidates; reaching the cap
+    raises RuntimeError, which is one more epsilon-GP outcome of a truncated SVT
+    (see :func:`svt_gp`), not a leak. Every pass visits the nearest candidate, so
+    the chance of the cap is at most E[(1 - F_V(Z + W + gamma0))^100000] with Z, W ~
+    Lap(3/eps), V ~ Lap(6/eps), whatever the data: about 4e-9 for gamma0 >= 0,
+    1e-7 at gamma0 = -10/eps, 5e-5 at -30/eps, 0.02 at -50/eps and almost 1 at
+    -100/eps. gamma0 is not restricted: Alg. 2 takes gamma0 >= 0, but the Remark
+    after Thm 4.11 allows gamma0 < 0 (shorter error, longer scan), and no value
+    makes the cap impossible, so there is no sharp valid range to check.
     """
     points = _tuple(points)
     query = _query(query, points.shape[1])
@@ -263,9 +287,14 @@ def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
 
 
 def _subset(subset, n):
-    subset = np.unique(np.asarray(subset))
-    if subset.size == 0 or subset.dtype.kind not in "iu" or subset[0] < 0 or subset[-1] >= n:
-        raise ValueError(f"subset must be a non-empty list of indices in [0, {n - 1}]")
+    """The sorted distinct indices of ``subset``, a non-empty 1-D integer array with entries in [0, n - 1]."""
+    subset = np.asarray(subset)
+    if subset.ndim != 1 or subset.size == 0 or subset.dtype.kind not in "iu":
+        raise ValueError(f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}], "
+                         f"got shape {subset.shape} and dtype {subset.dtype}")
+    subset = np.unique(subset)
+    if subset[0] < 0 or subset[-1] >= n:
+        raise ValueError(f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}]")
     return subset
 
 
@@ -368,6 +397,24 @@ def _pnn_epsilon(kind, selection, setup, k):
     return rest / k if kind == "GP" else math.sqrt(2 * rest / k)
 
 
+def pch_split(*, epsilon=None, rho=None):
+    """PCH's budget split (selection, release, setup): half selects anchors, half releases them, and
+    setup = 1/20 of the selection half goes to the centre and radius (see :func:`pch`).
+
+    In units of epsilon (GP) or rho (CGP): (1/2, 1/2, 1/40) of the budget.
+    """
+    return _pch_split(*_budget(epsilon, rho))
+
+
+def pch_pnn_epsilon(k, *, epsilon=None, rho=None) -> float:
+    """epsilon of each of PCH's k PNN calls: (selection - setup) / k under GP (basic composition),
+    sqrt(2 (selection - setup) / k) under CGP (each call (selection - setup)/k-CGP, Lemma 3.6).
+    """
+    kind, budget = _budget(epsilon, rho)
+    selection, _, setup = _pch_split(kind, budget)
+    return _pnn_epsilon(kind, selection, setup, positive_int(k, "k"))
+
+
 def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
     """Error bound of PCH with k anchors (our constants for Lemma 4.15, used by Remark 2 to choose k).
 
@@ -377,6 +424,14 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
     (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The seed's constants
     for y1, y3 are garbled; these follow from the lemmas they cite.
     ``k`` may be an array.
+
+    Caveat: not a proven bound. The proof of Lemma 4.13 uses Thm 4.12 (the
+    returned point is at most y farther from the probe P_j than P_j's nearest
+    point x_j*) as if it bounded ||x_a - x_j*||, the distance between the two
+    points; a point only slightly farther from P_j can lie far from x_j* along
+    the circle around P_j. y_PNN inherits this step. The bound only chooses k
+    (:func:`choose_anchor_count`), which is post-processing of the released R
+    and has no effect on privacy.
     """
     kind, budget = _budget(epsilon, rho)
     n = positive_int(n, "n")
@@ -617,7 +672,9 @@ def identity_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10
     """Fig. 2: max and l2 error of GP Basic and CGP Basic for each (rho, n) in ``settings``.
 
     GP gets the epsilon of :func:`dpnn.accounting.gp_epsilon_for_cgp`. One row
-    per (setting, trajectory, repetition, method).
+    per (setting, trajectory, repetition, method). ``n`` is the requested tuple size,
+    ``n_actual`` the size of the sampled tuple (smaller when the trajectory is
+    shorter than n: :func:`sample_tuple` then takes all of it).
     """
     rng = generator(rng)
     rows = []
@@ -629,8 +686,8 @@ def identity_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10
                 for method, released in (("GP Basic", gp_basic(x, epsilon, rng)),
                                          ("CGP Basic", cgp_basic(x, rho, rng))):
                     worst, l2 = identity_errors(x, released)
-                    rows.append({"rho": rho, "n": n, "epsilon": epsilon, "trajectory": t, "repetition": r,
-                                 "method": method, "max error": worst, "l2 error": l2})
+                    rows.append({"rho": rho, "n": n, "n_actual": len(x), "epsilon": epsilon, "trajectory": t,
+                                 "repetition": r, "method": method, "max error": worst, "l2 error": l2})
     return pd.DataFrame(rows)
 
 
@@ -641,7 +698,8 @@ def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, eps
     """Fig. 3-4: normalized kNN error of the four methods for each (rho, k, n) in ``settings``.
 
     Each repetition samples n points of a trajectory and one query point
-    (:func:`query_points` over all trajectories). One row per run and method.
+    (:func:`query_points` over all trajectories). One row per run and method;
+    ``n`` is the requested tuple size, ``n_actual`` the sampled one (see :func:`identity_experiment`).
     """
     rng = generator(rng)
     rows = []
@@ -656,14 +714,19 @@ def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, eps
                          "GP Basic": basic_knn(x, p, k, rng, epsilon=epsilon),
                          "CGP Basic": basic_knn(x, p, k, rng, rho=rho)}
                 for method, indices in found.items():
-                    rows.append({"rho": rho, "k": k, "n": n, "trajectory": t, "repetition": r,
+                    rows.append({"rho": rho, "k": k, "n": n, "n_actual": len(x), "trajectory": t, "repetition": r,
                                  "method": method, "error": knn_error(x, p, indices)})
     return pd.DataFrame(rows)
 
 
 def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta=1e-10, epsilon_distance=10.0,
                     k_range=(16, 128)):
-    """Fig. 5: Jaccard index of the private hulls (GP/CGP PCH, GP/CGP Basic) for each (rho, n)."""
+    """Fig. 5: Jaccard index of the private hulls (GP/CGP PCH, GP/CGP Basic) for each (rho, n).
+
+    One row per run and method; ``n`` is the requested tuple size, ``n_actual`` the
+    sampled one (see :func:`identity_experiment`), ``k`` the number of probes (PCH)
+    or of released points (Basic, = n_actual).
+    """
     rng = generator(rng)
     rows = []
     for rho, n in settings:
@@ -676,7 +739,7 @@ def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta
                 released = {"GP PCH": gp_hull.released, "CGP PCH": cgp_hull.released,
                             "GP Basic": gp_basic(x, epsilon, rng), "CGP Basic": cgp_basic(x, rho, rng)}
                 for method, points in released.items():
-                    k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, n)
-                    rows.append({"rho": rho, "n": n, "trajectory": t, "repetition": r, "method": method,
-                                 "k": k, "jaccard": hull_jaccard(x, points)})
+                    k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, len(x))
+                    rows.append({"rho": rho, "n": n, "n_actual": len(x), "trajectory": t, "repetition": r,
+                                 "method": method, "k": k, "jaccard": hull_jaccard(x, points)})
     return pd.DataFrame(rows)
