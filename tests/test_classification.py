@@ -6,6 +6,7 @@ where the output law has a closed form, with a negative control.
 """
 
 import math
+from fractions import Fraction
 from itertools import combinations, product
 
 import networkx as nx
@@ -123,6 +124,26 @@ def test_region_overlap_graph_equals_pairwise_definition():
     assert graph.number_of_nodes() == 80
 
 
+def test_near_tangent_balls_that_count_one_point_twice_share_a_component():
+    # Adversarial case: r_i + r_j is below |x_i - x_j| in exact arithmetic, so the plain float test
+    # |x_i - x_j| <= r_i + r_j finds no edge, yet the closed-ball counts (cKDTree) count the training
+    # point p in both balls. Without an edge both instances would get the full epsilon: loss 2 epsilon.
+    x_i = [float.fromhex("0x1.607c1701ae3d4p-1"), float.fromhex("0x1.8e416af2d0e5ap-2")]
+    x_j = [float.fromhex("0x1.14ad79f70051cp-3"), float.fromhex("0x1.7166eb7328660p-1")]
+    p = [float.fromhex("0x1.9749a0361d7fbp-2"), float.fromhex("0x1.209503baaf3e7p-1")]
+    radii = np.array([float.fromhex("0x1.5b4ed348d778bp-2"), float.fromhex("0x1.39c8e86508eb2p-2")])
+    queries = np.array([x_i, x_j])
+    exact_distance_squared = sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(x_i, x_j))
+    assert (Fraction(radii[0]) + Fraction(radii[1])) ** 2 < exact_distance_squared  # disjoint, exactly
+    assert not np.linalg.norm(queries[0] - queries[1]) <= radii[0] + radii[1]  # the float test agrees
+    np.testing.assert_array_equal(c.label_counts([p], [0], queries, radii, 2), [[1, 0], [1, 0]])  # counted twice
+    graph = c.region_overlap_graph(queries, radii)
+    assert graph.has_edge(0, 1)
+    assert c.overlap_components(graph) == [([0, 1], 2)]
+    result = c.rn_classify_batch([p], [0], queries, radii, 1.0, np.random.default_rng(26), n_labels=2)
+    np.testing.assert_allclose(result.epsilons, [0.5, 0.5])
+
+
 def test_figure_3_example_components_and_budgets():
     # x1, x2, x3 mutually overlap, x4 alone, x5 and x6 overlap (the paper's Fig. 3).
     queries = np.array([[0.1, 0.1], [0.2, 0.1], [0.15, 0.18], [0.5, 0.5], [0.8, 0.8], [0.9, 0.8]])
@@ -187,6 +208,27 @@ def test_alg_3_budget_bounds_the_exact_privacy_loss_and_full_budget_does_not():
     assert worst_full > 1.5 * epsilon  # the negative control: no division by MCS is not epsilon-DP
 
 
+def test_alg_3_noise_scale_per_component_is_mcs_over_epsilon():
+    # Two components of identical instances (complete graphs, MCS 40 and 20) at epsilon = 20: Alg. 1 at
+    # epsilon / MCS = 0.5 and 1.0. The label frequencies must follow the exact Laplace-argmax law there.
+    rng = np.random.default_rng(27)
+    points = rng.random((200, 2))
+    labels = (points[:, 1] > 0.5).astype(np.intp)
+    queries = np.vstack([np.tile([0.25, 0.5], (40, 1)), np.tile([0.75, 0.5], (20, 1))])
+    distance = np.linalg.norm(points[None] - queries[[0, -1]][:, None], axis=2)
+    counts = [[int(np.sum((distance[g] <= 0.1) & (labels == label))) for label in (0, 1)] for g in (0, 1)]
+    assert counts[0][0] != counts[0][1] and counts[1][0] != counts[1][1]
+    first, second = [], []
+    for _ in range(200):
+        result = c.rn_classify_batch(points, labels, queries, 0.1, 20.0, rng, n_labels=2)
+        first.append(result.labels[:40])
+        second.append(result.labels[40:])
+    for chosen, count, share in ((np.concatenate(first), counts[0], 0.5), (np.concatenate(second), counts[1], 1.0)):
+        expected = c.laplace_label_probabilities(count[0], count[1], share)
+        test = stats.binomtest(int(np.sum(chosen == 0)), chosen.size, expected)
+        assert test.pvalue > FALSE_ALARM / 2, (count, share)  # Bonferroni over the two components
+
+
 # --- k-NN to r-N conversion (Alg. 6-7) --------------------------------------------------------
 
 def test_r_unif_exact_values():
@@ -214,6 +256,57 @@ def test_interactive_conversion_at_huge_epsilon_returns_the_best_candidate():
     assert unique.sum() >= 20
     chosen = candidates[np.arange(40), best.argmin(axis=1)]
     np.testing.assert_allclose(radii[unique], chosen[unique], rtol=1e-9)  # |D| noise of scale 2e-8
+
+
+def _pooled_chisquare(observed, probabilities, minimum=5.0):
+    """Chi-square p-value after pooling the cells whose expected count is below ``minimum``."""
+    expected = probabilities * observed.sum()
+    small = expected < minimum
+    observed = np.append(observed[~small], observed[small].sum())
+    expected = np.append(expected[~small], expected[small].sum())
+    return stats.chisquare(observed, expected).pvalue
+
+
+def test_interactive_conversion_frequencies_match_the_exponential_mechanism(monkeypatch):
+    # 20000 identical instances share one noisy |D| (so one candidate list) and each runs the
+    # exponential mechanism at 0.95 epsilon_hat / |X| = 1. We record r_UNIF, rebuild the candidates
+    # and their utilities -|c - k| by brute force, and compare the chosen candidates' frequencies
+    # with exp(epsilon' u / 2) normalised.
+    rng = np.random.default_rng(30)
+    points, n, k = rng.random((300, 2)), 20000, 12
+    epsilon_hat = 1.0 * n / (1 - c.SIZE_SHARE)
+    uniform_radii = []
+    r_unif = c.r_unif
+    monkeypatch.setattr(c, "r_unif", lambda *a, **kw: uniform_radii.append(r_unif(*a, **kw)) or uniform_radii[-1])
+    radii = c.convert_interactive(points, np.tile([0.5, 0.5], (n, 1)), k, epsilon_hat, np.random.default_rng(31))
+    step = 2 * uniform_radii[0][0] / 10
+    candidates = step * np.arange(1, 11)
+    utility = -np.abs(np.array([np.sum(np.linalg.norm(points - 0.5, axis=1) <= o) for o in candidates]) - k)
+    weights = np.exp((1 - c.SIZE_SHARE) * epsilon_hat / n / 2 * utility)
+    chosen = np.rint(radii / step).astype(int) - 1
+    np.testing.assert_allclose(radii, candidates[chosen], rtol=1e-12)
+    observed = np.bincount(chosen, minlength=10)
+    assert _pooled_chisquare(observed, weights / weights.sum()) > FALSE_ALARM
+
+
+def test_noisy_size_is_laplace_with_scale_one_over_epsilon():
+    rng = np.random.default_rng(32)
+    noise = np.array([c.noisy_size(1000, 0.5, rng) for _ in range(3000)]) - 1000
+    assert stats.kstest(noise, stats.laplace(scale=2.0).cdf).pvalue > FALSE_ALARM
+
+
+def test_interactive_conversion_uses_a_noisy_size_with_scale_one_over_its_share(monkeypatch):
+    # The |D| that Alg. 6 feeds to r_UNIF must be |D| + Lap(1 / (0.05 epsilon_hat)).
+    rng = np.random.default_rng(33)
+    points, epsilon_hat = rng.random((500, 2)), 2.0
+    sizes = []
+    r_unif = c.r_unif
+    monkeypatch.setattr(c, "r_unif", lambda k, n_points, *a, **kw: sizes.append(n_points) or r_unif(
+        k, n_points, *a, **kw))
+    for _ in range(2000):
+        c.convert_interactive(points, [[0.5, 0.5]], 5, epsilon_hat, rng)
+    scale = 1 / (c.SIZE_SHARE * epsilon_hat)
+    assert stats.kstest(np.array(sizes) - 500, stats.laplace(scale=scale).cdf).pvalue > FALSE_ALARM
 
 
 def test_noninteractive_conversion_at_huge_epsilon_is_exact_up_to_the_grid_resolution():
@@ -303,6 +396,50 @@ def test_knn_radii_and_nonprivate_knn_match_brute_force():
     np.testing.assert_array_equal(predicted, (labels[order].sum(axis=1) >= 5).astype(int))
 
 
+@pytest.mark.parametrize("conversion, converter", [("interactive", "convert_interactive"),
+                                                    ("noninteractive", "private_uniform_grid")])
+def test_alg_5_gives_w_epsilon_to_the_conversion_and_the_rest_to_alg_3(monkeypatch, conversion, converter):
+    received = {}
+
+    def recording(name, position):
+        original = getattr(c, name)
+
+        def wrapper(*args, **kwargs):
+            received[name] = args[position]
+            return original(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(c, converter, recording(converter, 3 if converter == "convert_interactive" else 1))
+    monkeypatch.setattr(c, "rn_classify_batch", recording("rn_classify_batch", 4))
+    points, labels = _two_clusters(np.random.default_rng(34), 300)
+    c.knn_classify_private(points, labels, np.random.default_rng(35).random((10, 2)), 5, 2.0,
+                           np.random.default_rng(36), n_labels=2, conversion=conversion, w=0.3)
+    assert received[converter] == pytest.approx(0.3 * 2.0, rel=1e-12)
+    assert received["rn_classify_batch"] == pytest.approx(0.7 * 2.0, rel=1e-12)
+
+
+def test_k_larger_than_the_private_size_is_answered_by_private_functions_only():
+    # |D| is private: raising for k > |D| would tell D (answers) from D minus a record (raises).
+    points, labels = _two_clusters(np.random.default_rng(37), 50)
+    labels[:40] = 1  # majority label 1
+    queries, k = np.random.default_rng(38).random((6, 2)), 50 + 5
+    for conversion in ("interactive", "noninteractive"):
+        predicted, radii = c.knn_classify_private(points, labels, queries, k, 1.0, np.random.default_rng(39),
+                                                  n_labels=2, conversion=conversion)
+        assert predicted.shape == (6,) and np.all(radii > 0)
+    assert c.convert_interactive(points, queries, k, 1.0, np.random.default_rng(40)).shape == (6,)
+    grid = c.private_uniform_grid(points, 1.0, np.random.default_rng(41))
+    assert c.convert_noninteractive(grid, queries, k, 0.01, np.random.default_rng(42)).shape == (6,)
+    # The baseline's "k nearest" are all 50 records: at a huge budget it returns their majority.
+    baseline = c.knn_classify_baseline(points, labels, queries, k, 1e9, np.random.default_rng(43), n_labels=2)
+    np.testing.assert_array_equal(baseline, np.ones(6))
+    # Non-private functions read |D| openly and refuse.
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, \|D\|\] = \[1, 50\]"):
+        c.knn_classify_nonprivate(points, labels, queries, k, 0, n_labels=2)
+    with pytest.raises(ValueError, match=r"k must be an integer in \[1, \|D\|\] = \[1, 50\]"):
+        c.knn_radii(points, queries, k)
+
+
 def test_private_knn_is_reproducible_and_accurate_at_large_epsilon():
     points, labels = _two_clusters(np.random.default_rng(19), 2000)
     queries = np.random.default_rng(20).random((60, 2))
@@ -324,6 +461,26 @@ def test_proposed_beats_baseline_on_moons_at_epsilon_one():
     summary = c.summarize(table, ["method"]).set_index("method")
     assert summary.loc["proposed", "mean"] - summary.loc["baseline", "mean"] > (
         summary.loc["proposed", "ci95"] + summary.loc["baseline", "ci95"])
+
+
+def test_summarize_uses_student_t_half_widths():
+    import pandas as pd
+
+    # Closed-form Student t quantiles (Hill 1970): 1 df is Cauchy, tan(pi (p - 1/2)); for 4 df,
+    # t = 2 sqrt(q - 1) with q = cos(arccos(sqrt(a)) / 3) / sqrt(a), a = 4 p (1 - p).
+    t_one = math.tan(math.pi * 0.475)
+    a = 4 * 0.975 * 0.025
+    t_four = 2 * math.sqrt(math.cos(math.acos(math.sqrt(a)) / 3) / math.sqrt(a) - 1)
+    values = [0.1, 0.2, 0.4, 0.8, 0.5]
+    table = pd.DataFrame({"method": ["a"] * 5 + ["b"] * 2, "accuracy": values + [0.3, 0.6]})
+    summary = c.summarize(table, ["method"]).set_index("method")
+    mean = sum(values) / 5
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 4)
+    assert summary.loc["a", "ci95"] == pytest.approx(t_four * sd / math.sqrt(5), rel=1e-12)
+    assert summary.loc["b", "ci95"] == pytest.approx(t_one * 0.15, rel=1e-12)  # sd of (0.3, 0.6) is 0.15 sqrt 2
+    assert summary.loc["a", "ci95"] > 1.96 * sd / math.sqrt(5) * 1.4  # the normal interval is about 30% too narrow
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        c.summarize(pd.DataFrame({"method": ["a", "b", "b"], "accuracy": [0.5, 0.4, 0.6]}), ["method"])
 
 
 def test_conversion_metrics_exact_values():
@@ -366,8 +523,14 @@ def test_classification_datasets_are_scaled_to_the_unit_cube():
     (lambda p, l, q: c.rn_classify_baseline(p, l, q, 0.1, -1.0, 0, n_labels=2), "epsilon must be"),
     (lambda p, l, q: c.rn_classify_baseline(p, l, q, 0.1, 1.0, 0, n_labels=2, mechanism="gauss"), "mechanism"),
     (lambda p, l, q: c.rn_classify_laplace(p, l, q, 0.1, 1.0, 0, n_labels=2), "one test instance"),
-    (lambda p, l, q: c.convert_interactive(p, q, 0, 1.0, 0), r"k must be an integer in \[1, \|D\|\]"),
-    (lambda p, l, q: c.convert_interactive(p, q, 51, 1.0, 0), r"k must be an integer in \[1, \|D\|\]"),
+    (lambda p, l, q: c.rn_classify_laplace(p, l, q[0], 0.0, 1.0, 0, n_labels=2), "radius must be a finite real"),
+    (lambda p, l, q: c.rn_classify_exponential(p, l, q[0], [0.1, 0.2], 1.0, 0, n_labels=2), "radius must be"),
+    (lambda p, l, q: c.label_counts(p, l, q, [0.1, 0.2], 2), r"radii must be a scalar or have one entry per test "
+                                                             r"instance \(length 4\)"),
+    (lambda p, l, q: c.convert_interactive(p, q, [5, 6], 1.0, 0), r"k must be a scalar or have one entry per test "
+                                                                  r"instance \(length 4\)"),
+    (lambda p, l, q: c.convert_interactive(p, q, 0, 1.0, 0), r"k must be an integer >= 1"),
+    (lambda p, l, q: c.convert_interactive(p, q, 2.5, 1.0, 0), r"k must be an integer >= 1"),
     (lambda p, l, q: c.convert_interactive(p, q, 5, 0.0, 0), "epsilon_hat must be"),
     (lambda p, l, q: c.convert_interactive(p, q, 5, 1.0, 0, size_share=1.0), "size_share must be"),
     (lambda p, l, q: c.knn_classify_private(p, l, q, 5, 1.0, 0, n_labels=2, w=0.0), "w must be"),
@@ -376,7 +539,13 @@ def test_classification_datasets_are_scaled_to_the_unit_cube():
     (lambda p, l, q: c.knn_classify_nonprivate(p, l, q, 51, 0, n_labels=2), "k must be"),
     (lambda p, l, q: c.private_uniform_grid(p, 0.0, 0), "epsilon must be"),
     (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 5, 0.0, 0), "gamma must be"),
-    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 0, 0.1, 0), "k must be >= 1"),
+    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 0, 0.1, 0),
+     "k must be an integer >= 1"),
+    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, np.nan, 0.1, 0),
+     "k must be an integer >= 1"),
+    (lambda p, l, q: c.convert_noninteractive(c.private_uniform_grid(p, 1.0, 0), q, 2.5, 0.1, 0),
+     "k must be an integer >= 1"),
+    (lambda p, l, q: c.r_unif(np.nan, 100, 2), "k must contain only finite numbers"),
     (lambda p, l, q: c.r_unif(0, 100, 2), "k must be >= 1"),
     (lambda p, l, q: c.max_clique_size(nx.Graph()), "at least one vertex"),
 ])

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
-from scipy import special
+from scipy import special, stats
 from scipy.spatial import cKDTree
 
 from dpnn import mechanisms
@@ -99,20 +99,44 @@ def _queries(queries, dimension):
     return queries
 
 
-def _radii(radii, n_queries):
+def _per_instance(values, n_queries, name):
+    """``values`` (a scalar or one entry per test instance) as a length-n_queries array."""
+    values = np.asarray(values)
+    if values.ndim > 1 or (values.ndim == 1 and values.shape[0] not in (1, n_queries)):
+        raise ValueError(f"{name} must be a scalar or have one entry per test instance "
+                         f"(length {n_queries}), got shape {values.shape}")
+    return np.broadcast_to(values, (n_queries,))
+
+
+def _radii(radii, n_queries, name="radii"):
     """Radii as a length-n_queries array of finite numbers > 0."""
-    radii = np.broadcast_to(finite_array(radii, "radii"), (n_queries,)).astype(float)
+    radii = _per_instance(finite_array(radii, name), n_queries, name).astype(float)
     if np.any(radii <= 0):
-        raise ValueError("radii must be > 0 (a proximity region needs a positive radius)")
+        raise ValueError(f"{name} must be > 0 (a proximity region needs a positive radius)")
     return radii
 
 
-def _k_values(k, n_queries, n_points):
-    """k per test instance as integers in [1, n_points]."""
-    k = np.broadcast_to(np.asarray(k), (n_queries,))
-    if not np.issubdtype(k.dtype, np.integer) or k.min() < 1 or k.max() > n_points:
-        raise ValueError(f"k must be an integer in [1, |D|] = [1, {n_points}], got {k.min()}..{k.max()}")
+def _k_values(k, n_queries):
+    """k per test instance as integers >= 1 (a scalar or one per instance).
+
+    No upper bound: in the private functions ``|D|`` is private, and refusing
+    ``k > |D|`` would reveal that ``|D| < k`` (one dataset answers, its
+    neighbour raises). Each private function documents what such a k means.
+    """
+    given = k
+    k = _per_instance(k, n_queries, "k")
+    if not np.issubdtype(k.dtype, np.integer) or k.min() < 1:
+        shown = np.array2string(np.asarray(given), threshold=6) if np.ndim(given) else repr(given)
+        raise ValueError(f"k must be an integer >= 1 (a scalar or one per test instance), got {shown}")
     return k.astype(np.intp)
+
+
+def _k_at_most(k, n_queries, n_points):
+    """k per test instance as integers in [1, n_points]; only for non-private functions (|D| is read openly)."""
+    k = _k_values(k, n_queries)
+    if k.max() > n_points:
+        raise ValueError(f"k must be an integer in [1, |D|] = [1, {n_points}], got {k.min()}..{k.max()}")
+    return k
 
 
 # --------------------------------------------------------------------------- r-N classifiers (Alg. 1-2)
@@ -163,6 +187,18 @@ def _noisy_argmax(counts, epsilon, rng):
     return np.argmax(noisy, axis=1)
 
 
+def _one_instance_counts(points, labels, query, radius, n_labels):
+    """Validated label counts ``c_{x,r}(I)`` of one test instance ``(x, r)``, shape (n_labels,)."""
+    radius = positive_finite(radius, "radius")
+    points, labels, n_labels = _training(points, labels, n_labels)
+    query = finite_array(query, "query", ndim=(1, 2))
+    query = query[None, :] if query.ndim == 1 else query
+    if query.shape != (1, points.shape[1]):
+        raise ValueError(f"query must be one test instance (one row of {points.shape[1]} coordinates), "
+                         f"got shape {query.shape}")
+    return _counts(points, labels, n_labels, query, np.array([radius]))[0]
+
+
 def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels):
     """Alg. 1: label one test instance ``(x, r)`` by ``argmax_I c_{x,r}(I) + Lap(1/epsilon)``.
 
@@ -171,10 +207,8 @@ def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels
     Laplace mechanism and parallel composition the label is ``epsilon``-DP.
     """
     epsilon = positive_finite(epsilon, "epsilon")
-    counts = label_counts(points, labels, query, radius, n_labels)
-    if counts.shape[0] != 1:
-        raise ValueError(f"query must be one test instance, got {counts.shape[0]}")
-    return int(_noisy_argmax(counts, epsilon, generator(rng))[0])
+    counts = _one_instance_counts(points, labels, query, radius, n_labels)
+    return int(_noisy_argmax(counts[None, :], epsilon, generator(rng))[0])
 
 
 def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_labels):
@@ -183,10 +217,9 @@ def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_la
     Privacy: the exponential mechanism with utility ``c_{x,r}(I)`` of
     sensitivity 1 (McSherry and Talwar), so ``epsilon``-DP.
     """
-    counts = label_counts(points, labels, query, radius, n_labels)
-    if counts.shape[0] != 1:
-        raise ValueError(f"query must be one test instance, got {counts.shape[0]}")
-    return int(mechanisms.exponential(counts[0], epsilon, 1.0, generator(rng)))
+    epsilon = positive_finite(epsilon, "epsilon")
+    counts = _one_instance_counts(points, labels, query, radius, n_labels)
+    return int(mechanisms.exponential(counts, epsilon, 1.0, generator(rng)))
 
 
 def exponential_label_probabilities(counts, epsilon):
@@ -210,20 +243,35 @@ def laplace_label_probabilities(count_a, count_b, epsilon):
 
 # --------------------------------------------------------------------------- region overlap graph (Alg. 3)
 
+#: Slack of the overlap test, relative to ``r_i + r_j`` and absolute in units of the coordinates' size.
+OVERLAP_SLACK = 1e-9
+
+
 def region_overlap_graph(queries, radii):
     """The region overlap graph (Def. 10): vertex i per test instance, edge iff ``|x_i - x_j| <= r_i + r_j``.
 
-    Candidate pairs come from ``cKDTree.query_pairs(2 max r)`` and are kept when
-    the two closed balls intersect. Built from public test instances only.
+    Built from public test instances only. Candidate pairs come from
+    ``cKDTree.query_pairs`` and are kept when the two closed balls intersect,
+    tested conservatively: ``|x_i - x_j| <= (r_i + r_j)(1 + s) + s (1 + max |x|)``
+    with ``s`` = :data:`OVERLAP_SLACK`. The counts are closed-ball tests in
+    floating point (``cKDTree.query_ball_point``); without the slack, two
+    balls one ulp short of tangency get no edge while one training point is
+    counted by both, so two components would each spend the full epsilon on
+    one record (loss 2 epsilon). An extra edge only lowers budgets (the
+    components merge, the MCS can only grow), so the slack keeps Alg. 3
+    epsilon-DP; it adds edges only between balls within about 1e-9 of touching.
     """
     queries = finite_array(queries, "queries", ndim=(2,))
     radii = _radii(radii, queries.shape[0])
     graph = nx.Graph()
     graph.add_nodes_from(range(queries.shape[0]))
-    pairs = cKDTree(queries).query_pairs(2.0 * radii.max() * (1 + 1e-12), output_type="ndarray")
+    absolute = OVERLAP_SLACK * (1.0 + np.abs(queries).max())  # rounding of coordinates, independent of r
+    # The search radius exceeds every threshold below by a further slack, covering query_pairs' own rounding.
+    reach = 2.0 * radii.max() * (1.0 + 2.0 * OVERLAP_SLACK) + 2.0 * absolute
+    pairs = cKDTree(queries).query_pairs(reach, output_type="ndarray")
     if pairs.size:
         distance = np.linalg.norm(queries[pairs[:, 0]] - queries[pairs[:, 1]], axis=1)
-        keep = distance <= radii[pairs[:, 0]] + radii[pairs[:, 1]]
+        keep = distance <= (radii[pairs[:, 0]] + radii[pairs[:, 1]]) * (1.0 + OVERLAP_SLACK) + absolute
         graph.add_edges_from(map(tuple, pairs[keep]))
     return graph
 
@@ -285,15 +333,17 @@ def overlap_depth(queries, radii, locations):
 class RNResult:
     """Labels of a batch of r-N test instances and the budget each one received.
 
-    ``epsilons[i]`` is the Laplace budget of instance i (``epsilon / MCS`` of its
-    component for Alg. 3, ``epsilon / |X|`` for the baseline); ``component[i]``
-    indexes ``mcs``.
+    ``epsilons[i] = epsilon / divisors[component[i]]`` is the budget of
+    instance i. For Alg. 3, ``component[i]`` is i's connected component of the
+    region overlap graph and the divisor is that component's MCS. The baseline
+    ignores the graph: all instances form one group (``component`` all 0) whose
+    divisor is ``|X|``, the number of mechanisms composed, not an MCS.
     """
 
     labels: np.ndarray
     epsilons: np.ndarray
     component: np.ndarray
-    mcs: np.ndarray
+    divisors: np.ndarray
 
 
 def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels):
@@ -316,7 +366,7 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
     for index, (nodes, _) in enumerate(components):
         component[nodes] = index
     epsilons = epsilon / mcs[component]
-    return RNResult(_noisy_argmax(counts, epsilons, rng), epsilons, component, mcs)
+    return RNResult(_noisy_argmax(counts, epsilons, rng), epsilons, component, divisors=mcs)
 
 
 def rn_classify_baseline(points, labels, queries, radii, epsilon, rng, *, n_labels, mechanism="laplace"):
@@ -335,7 +385,7 @@ def rn_classify_baseline(points, labels, queries, radii, epsilon, rng, *, n_labe
     else:
         raise ValueError(f"mechanism must be 'laplace' or 'exponential', got {mechanism!r}")
     n = counts.shape[0]
-    return RNResult(predicted, np.full(n, share), np.zeros(n, dtype=np.intp), np.array([n]))
+    return RNResult(predicted, np.full(n, share), np.zeros(n, dtype=np.intp), divisors=np.array([n]))
 
 
 # --------------------------------------------------------------------------- k-NN to r-N conversion
@@ -352,7 +402,7 @@ def r_unif(k, n_points, dimension, volume=1.0):
     ``r = (Gamma(d/2 + 1) k vol(Omega) / (n pi^{d/2}))^{1/d}``, in the log domain.
     """
     dimension = positive_int(dimension, "dimension")
-    k = np.asarray(k, dtype=float)
+    k = finite_array(k, "k")
     if np.any(k < 1):
         raise ValueError("k must be >= 1")
     n_points = positive_finite(n_points, "n_points")
@@ -377,10 +427,15 @@ def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10
     1: adding or removing one instance changes every ball count by at most 1) at
     ``(1 - size_share) epsilon_hat / |X|``. Sequential composition gives
     ``epsilon_hat``. Returns the radii, shape (|X|,).
+
+    ``k`` is an integer >= 1 (a scalar or one per instance) and may exceed
+    ``|D|``: the utility ``-|c - k|`` needs no change then (it favours the
+    candidate holding the most points). Refusing such a k would be a
+    deterministic distinguisher of ``|D| < k``.
     """
     points = finite_array(points, "points", ndim=(2,))
     queries = _queries(queries, points.shape[1])
-    k = _k_values(k, queries.shape[0], points.shape[0])
+    k = _k_values(k, queries.shape[0])
     epsilon_hat = positive_finite(epsilon_hat, "epsilon_hat")
     size_share = probability_open(size_share, "size_share")
     rng = generator(rng)
@@ -536,12 +591,13 @@ def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
     (exactly so in 1-D and 2-D; in higher d the Monte Carlo mass uses the same
     samples at every r). When the mass never reaches k before the domain's
     diameter ``sqrt(d)``, the paper's loop adds no instance; we return the
-    diameter (the ball then covers the whole domain).
+    diameter (the ball then covers the whole domain). ``k`` is an integer >= 1
+    (a scalar or one per instance) and may exceed ``|D|`` (the grid's mass then
+    rarely reaches k, and the radius is the diameter); the conversion never
+    reads ``|D|``, and refusing ``k > |D|`` would leak it.
     """
     queries = _queries(queries, grid.dimension)
-    k = np.broadcast_to(np.asarray(k, dtype=float), (queries.shape[0],))
-    if np.any(k < 1):
-        raise ValueError("k must be >= 1")
+    k = _k_values(k, queries.shape[0])
     gamma = positive_finite(gamma, "gamma")
     diameter = math.sqrt(grid.dimension)
     steps = max(1, int(math.floor(diameter / gamma)))
@@ -574,15 +630,18 @@ def knn_radii(points, queries, k):
     """The non-private conversion: ``r = delta(x, x^k)``, the distance to the k-th nearest neighbour."""
     points = finite_array(points, "points", ndim=(2,))
     queries = _queries(queries, points.shape[1])
-    k = _k_values(k, queries.shape[0], points.shape[0])
+    k = _k_at_most(k, queries.shape[0], points.shape[0])
     distance, _ = cKDTree(points).query(queries, k=int(k.max()))
     distance = distance.reshape(queries.shape[0], -1)
     return distance[np.arange(queries.shape[0]), k - 1]
 
 
 def _knn_counts(points, labels, queries, k, n_labels):
-    """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels)."""
-    k = int(k)
+    """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels).
+
+    When ``|D| < k`` the k nearest are all of ``D`` (the counts sum to |D|).
+    """
+    k = min(int(k), points.shape[0])
     _, index = cKDTree(points).query(queries, k=k)
     index = index.reshape(queries.shape[0], k)
     counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
@@ -591,10 +650,10 @@ def _knn_counts(points, labels, queries, k, n_labels):
 
 
 def knn_classify_nonprivate(points, labels, queries, k, rng, *, n_labels):
-    """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private."""
+    """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private: k must be <= |D|."""
     points, labels, n_labels = _training(points, labels, n_labels)
     queries = _queries(queries, points.shape[1])
-    k = int(_k_values(k, 1, points.shape[0])[0])
+    k = int(_k_at_most(k, 1, points.shape[0])[0])
     return _argmax_random_ties(_knn_counts(points, labels, queries, k, n_labels), generator(rng))
 
 
@@ -604,10 +663,14 @@ def knn_classify_baseline(points, labels, queries, k, epsilon, rng, *, n_labels)
     The utility ``q_{x,k}(I)`` changes by at most 1 per label when one
     instance is added or removed (it can enter the k nearest and push one out),
     so each call is the exponential mechanism with sensitivity 1.
+
+    ``k`` is one integer >= 1. When ``|D| < k``, "the k nearest" are all of
+    ``D`` (adding a record then raises one label's count by 1: sensitivity
+    still 1); ``|D|`` is private, so a larger k is not an error.
     """
     points, labels, n_labels = _training(points, labels, n_labels)
     queries = _queries(queries, points.shape[1])
-    k = int(_k_values(k, 1, points.shape[0])[0])
+    k = int(_k_values(k, 1)[0])
     epsilon = positive_finite(epsilon, "epsilon")
     counts = _knn_counts(points, labels, queries, k, n_labels)
     return mechanisms.exponential(counts, epsilon / queries.shape[0], 1.0, generator(rng))
@@ -620,10 +683,13 @@ def knn_classify_private(points, labels, queries, k, epsilon, rng, *, n_labels, 
     ``w epsilon`` converts each (x, k) to (x, r) (Alg. 6 ``"interactive"`` or
     Alg. 7 ``"noninteractive"``, whose ``gamma`` defaults to 0.1% of the domain
     diameter); ``(1 - w) epsilon`` runs Alg. 3 on the converted instances.
-    Returns ``(labels, radii)``.
+    Returns ``(labels, radii)``. ``k`` is an integer >= 1 (a scalar or one per
+    instance) and may exceed the private ``|D|``; each conversion says what
+    radius it then returns.
     """
     points, labels, n_labels = _training(points, labels, n_labels)
     queries = _queries(queries, points.shape[1])
+    k = _k_values(k, queries.shape[0])
     epsilon = positive_finite(epsilon, "epsilon")
     w = probability_open(w, "w")
     rng = generator(rng)
@@ -689,8 +755,14 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
     """Fig. 7-9 analogue: accuracy of non-private, baseline and proposed r-N against |X|.
 
     One row per (fold, repeat, |X|, epsilon, method) with the accuracy and,
-    for the proposed classifier, the mean MCS of the instances' components.
-    Test counts larger than a fold are skipped.
+    for the proposed classifier, the mean MCS of the instances' components and
+    the density of the region overlap graph (edges / pairs). Test counts
+    larger than a fold are skipped.
+
+    The radius is tuned on each fold **non-privately**, as in the paper
+    (§5.1): :func:`tuned_radius` reads the training and test points. The
+    privacy guarantees of the classifiers hold for a fixed, public radius; a
+    deployment would fix r in advance or pay for choosing it.
     """
     import pandas as pd
 
@@ -704,16 +776,17 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
                 args = (points[train], labels[train], points[chosen], radius)
                 truth = labels[chosen]
                 counts = label_counts(*args, n_labels)
+                density = nx.density(region_overlap_graph(points[chosen], radius))
                 base = dict(fold=fold, repeat=repeat, n_test=n_test, radius=radius)
                 for epsilon in epsilons:
-                    rows.append(base | dict(epsilon=epsilon, method="non-private", mcs=np.nan,
+                    rows.append(base | dict(epsilon=epsilon, method="non-private", mcs=np.nan, density=np.nan,
                                             accuracy=np.mean(rn_classify_nonprivate(counts, rng) == truth)))
                     baseline = rn_classify_baseline(*args, epsilon, rng, n_labels=n_labels)
-                    rows.append(base | dict(epsilon=epsilon, method="baseline", mcs=float(n_test),
+                    rows.append(base | dict(epsilon=epsilon, method="baseline", mcs=np.nan, density=np.nan,
                                             accuracy=np.mean(baseline.labels == truth)))
                     proposed = rn_classify_batch(*args, epsilon, rng, n_labels=n_labels)
-                    rows.append(base | dict(epsilon=epsilon, method="proposed",
-                                            mcs=float(np.mean(proposed.mcs[proposed.component])),
+                    rows.append(base | dict(epsilon=epsilon, method="proposed", density=density,
+                                            mcs=float(np.mean(proposed.divisors[proposed.component])),
                                             accuracy=np.mean(proposed.labels == truth)))
     return pd.DataFrame(rows)
 
@@ -823,8 +896,18 @@ def other_classifiers_study(points, labels, n_labels, epsilons, k, n_test, n_fol
 
 
 def summarize(table, by, value="accuracy"):
-    """Mean, standard deviation, count and 95% confidence half-width (normal, ``1.96 sd / sqrt(n)``) per group."""
+    """Mean, standard deviation, count and 95% confidence half-width of the mean per group.
+
+    The half-width is Student's ``t_{0.975, n-1} sd / sqrt(n)`` over the n
+    rows of a group (folds x repeats, often 5: the normal 1.96 would be far
+    too narrow). One row gives no estimate of the spread, so every group must
+    have n >= 2 (ValueError otherwise; no interval is invented).
+    """
     grouped = table.groupby(by)[value]
     summary = grouped.agg(["mean", "std", "count"]).reset_index()
-    summary["ci95"] = 1.96 * summary["std"].fillna(0.0) / np.sqrt(summary["count"])
+    if summary["count"].min() < 2:
+        lonely = summary.loc[summary["count"] < 2].iloc[0]
+        raise ValueError(f"every group of {value!r} needs at least 2 rows for a confidence interval, "
+                         f"got {int(lonely['count'])} in group {lonely[by].to_dict() if isinstance(by, list) else lonely[by]}")
+    summary["ci95"] = stats.t.ppf(0.975, summary["count"] - 1) * summary["std"] / np.sqrt(summary["count"])
     return summary
