@@ -580,3 +580,102 @@ def test_median_study_rejects_unknown_method():
 def test_cell_kdtree_rejects_zero_cells():
     with pytest.raises(ValueError, match=r"cells\[0\] must be an integer >= 1"):
         psd.private_cell_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, cells=(0, 4))
+
+
+# --- privacy accounting: the epsilon the mechanisms actually receive ------------------------------
+
+class _Accountant:
+    """Records the budget of every noisy release of one tree build, by wrapping the mechanisms.
+
+    ``mechanisms.laplace`` (node counts, the kd-cell grid: arrays of sensitivity 1
+    in which one point changes one entry) spends ``epsilon / sensitivity``; one call
+    of ``_em_median_segments`` or ``_noisy_mean_segments`` releases the medians of
+    all nodes of a level (disjoint segments) and spends its ``epsilon`` on every
+    path, converted by the amplification bound ``ln(1 + p (e^eps' - 1))`` when it
+    saw a Poisson sample (fewer values than points). Calls nested inside a recorded
+    call are not counted twice. Laplace or Gumbel draws made outside every recorded
+    mechanism are kept in ``stray`` (noise the accounting cannot see).
+    """
+
+    def __init__(self, monkeypatch, n_points, sample):
+        self.n_points, self.sample = n_points, sample
+        self.spends, self.stray, self.depth = [], [], 0
+        self._wrap(monkeypatch, psd.mechanisms, "laplace", lambda values, sensitivity, epsilon, rng:
+                   ("laplace", epsilon / sensitivity))
+        self._wrap(monkeypatch, psd, "_em_median_segments", self._median)
+        self._wrap(monkeypatch, psd, "_noisy_mean_segments", self._median)
+
+    def _wrap(self, monkeypatch, module, name, spend):
+        original = getattr(module, name)
+
+        def wrapper(*args):
+            if self.depth == 0:
+                self.spends.append(spend(*args))
+            self.depth += 1
+            try:
+                return original(*args)
+            finally:
+                self.depth -= 1
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    def _median(self, values, segment, lo, hi, epsilon, rng):
+        if len(values) == self.n_points:
+            return ("median", epsilon)
+        assert self.sample is not None, "a median saw fewer values than points without sampling"
+        return ("median", np.log1p(self.sample * np.expm1(epsilon)))
+
+    def rng(self, seed):
+        accountant = self
+
+        class Recording(np.random.Generator):
+            def laplace(self, *args, **kwargs):
+                if accountant.depth == 0:
+                    accountant.stray.append("laplace")
+                return super().laplace(*args, **kwargs)
+
+            def gumbel(self, *args, **kwargs):
+                if accountant.depth == 0:
+                    accountant.stray.append("gumbel")
+                return super().gumbel(*args, **kwargs)
+
+        return Recording(np.random.PCG64(seed))
+
+    def path_spend(self):
+        return sum(e for _, e in self.spends)
+
+
+# name: (sample rate, Laplace releases, median releases on a path, builder). Height 3 kd-trees split twice per
+# data-dependent level; the kd-cell grid is one more Laplace release; Hilbert trees have height 2.
+SPEND_CASES = {
+    "quadtree-uniform": (None, 5, 0, lambda p, r: psd.private_quadtree(p, UNIT, 4, 1.0, r, budget="uniform")),
+    "quadtree-geometric": (None, 5, 0, lambda p, r: psd.private_quadtree(p, UNIT, 4, 1.0, r)),
+    "kd-em": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r)),
+    "kd-em-share-0.5": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, count_share=0.5)),
+    "kd-noisymean": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, median="noisymean")),
+    "kd-hybrid": (None, 4, 2, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, switch=1)),
+    "kd-em-sampled": (0.5, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, sample=0.5)),
+    "kd-hybrid-sampled": (0.3, 4, 4, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, switch=2, sample=0.3)),
+    "kd-cell": (None, 5, 0, lambda p, r: psd.private_cell_kdtree(p, UNIT, 3, 1.0, r, cells=(32, 32))),
+    "hilbert-em": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8)),
+    "hilbert-em-share-0.9": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                                count_share=0.9)),
+    "hilbert-noisymean": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                             median="noisymean")),
+    "hilbert-em-sampled": (0.5, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                             sample=0.5)),
+}
+
+
+@pytest.mark.parametrize("case", list(SPEND_CASES))
+def test_budget_spent_along_a_path_equals_the_claimed_epsilon(case, monkeypatch):
+    # Lemma 1: the epsilons of the releases on one root-to-leaf path add up to the tree's epsilon (= 1 here).
+    sample, n_laplace, n_median, build = SPEND_CASES[case]
+    points = np.random.default_rng(25).uniform(0, 1, (2000, 2))
+    accountant = _Accountant(monkeypatch, len(points), sample)
+    tree = build(points, accountant.rng(26))
+    assert not accountant.stray, f"noise drawn outside the accounted mechanisms: {accountant.stray}"
+    kinds = [kind for kind, _ in accountant.spends]
+    assert (kinds.count("laplace"), kinds.count("median")) == (n_laplace, n_median)
+    assert accountant.path_spend() == pytest.approx(1.0, rel=1e-12), accountant.spends
+    assert tree.epsilon == pytest.approx(1.0, rel=1e-12)
