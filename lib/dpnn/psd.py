@@ -761,9 +761,9 @@ def em_median_intervals(values, lo, hi, epsilon):
     added or removed, so this is the exponential mechanism with sensitivity 1 and is
     ``epsilon``-DP (McSherry and Talwar 2007). The paper writes the rate as ``xi / 2``;
     ``xi`` belongs to Def. 4 (smooth sensitivity) and ``epsilon`` is meant.
-    This calibration is conservative: adding or removing a point moves ``|k - n/2|``
-    by at most 1/2 for every ``k``, so the mechanism is in fact ``epsilon/2``-DP;
-    we keep the rate of Def. 5 as the paper does.
+    This calibration is conservative: adding or removing a point moves ``rank(x)`` of
+    every output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly
+    1/2 and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
     """
     lo, hi = _interval(lo, hi)
     epsilon = positive_finite(epsilon, "epsilon")
