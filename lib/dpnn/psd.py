@@ -952,11 +952,17 @@ def segment_medians(values, segment, lo, hi, method, epsilon, rng):
     if method not in ("em", "noisymean", "true", "mid"):
         raise ValueError(f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}")
     values, segment, lo, hi = _segments(values, segment, lo, hi)
+    if method in ("em", "noisymean"):
+        epsilon, rng = positive_finite(epsilon, "epsilon"), generator(rng)
+    return _segment_medians(values, segment, lo, hi, method, epsilon, rng)
+
+
+def _segment_medians(values, segment, lo, hi, method, epsilon, rng):
+    """Unchecked core of :func:`segment_medians` for the tree builders, whose segments are valid by construction."""
     if method == "mid":
         return (lo + hi) / 2
     if method == "true":
         return _true_median_segments(values, segment, lo, hi)
-    epsilon, rng = positive_finite(epsilon, "epsilon"), generator(rng)
     if method == "em":
         return _em_median_segments(values, segment, lo, hi, epsilon, rng)
     return _noisy_mean_segments(values, segment, lo, hi, epsilon, rng)
@@ -1019,7 +1025,7 @@ def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, s
         index = index[rng.random(len(index)) < sample]
         eps = amplified_epsilon(epsilon, sample)
     order = index[np.argsort(node[index], kind="stable")]
-    return segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
+    return _segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
 
 
 #: Split rules of the kd-tree and the Hilbert R-tree: private medians, exact medians (not private), midpoints.
@@ -1418,7 +1424,7 @@ def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta
         elif method in ("em", "noisymean"):
             keep = np.ones(len(v), bool) if sample is None else rng.random(len(v)) < sample
             eps = epsilon if sample is None else amplified_epsilon(epsilon, sample)
-            m = segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
+            m = _segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
         else:
             raise ValueError(f"method must be one of 'em', 'ss', 'noisymean', 'cell', got {method!r}")
         seconds = time.perf_counter() - start
