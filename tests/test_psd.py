@@ -419,12 +419,28 @@ def test_hilbert_range_boxes_match_brute_force():
         np.testing.assert_array_equal(box, [x[s:e].min(), y[s:e].min(), x[s:e].max() + 1, y[s:e].max() + 1])
 
 
-def test_hilbert_rtree_leaves_hold_their_points():
+def test_hilbert_rtree_leaves_hold_their_points(monkeypatch):
+    # With the count noise switched off, leaf j holds the next counts[2][j] points in Hilbert order (leaves are
+    # consecutive curve ranges, children in curve order); each point's Hilbert cell must lie in its leaf's box.
     rng = np.random.default_rng(18)
     points = rng.uniform(0, 1, (1000, 2))
-    tree = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6)
-    assert psd.is_consistent(tree.counts) and tree.epsilon == pytest.approx(1.0)
-    assert np.all(tree.boxes[2][:, :2] >= 0) and np.all(tree.boxes[2][:, 2:] <= 1)
+    private = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6)
+    assert psd.is_consistent(private.counts) and private.epsilon == pytest.approx(1.0)
+    monkeypatch.setattr(psd, "noisy_counts", lambda counts, epsilons, rng: tuple(counts))
+    tree = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6, postprocess=False)
+    leaf_sizes = tree.counts[2].astype(int)
+    assert leaf_sizes.sum() == len(points)
+    cell = np.floor(points * 64).astype(int)
+    h = psd.hilbert_index(cell[:, 0], cell[:, 1], 6)
+    order = np.argsort(h, kind="stable")
+    leaf = np.empty(len(points), dtype=int)
+    leaf[order] = np.repeat(np.arange(16), leaf_sizes)
+    cx, cy = psd.hilbert_cell(h, 6)
+    np.testing.assert_array_equal(np.column_stack([cx, cy]), cell)
+    b = tree.boxes[2][leaf] * 64                  # leaf boxes in cell units
+    assert np.all((b[:, 0] <= cx) & (cx + 1 <= b[:, 2]) & (b[:, 1] <= cy) & (cy + 1 <= b[:, 3]))
+    assert np.all((b[:, 0] <= points[:, 0] * 64) & (points[:, 0] * 64 <= b[:, 2])
+                  & (b[:, 1] <= points[:, 1] * 64) & (points[:, 1] * 64 <= b[:, 3]))
 
 
 # --- bad input for medians and trees -------------------------------------------------------------
@@ -549,11 +565,30 @@ def test_cell_kdtree_splits_on_grid_lines_and_is_consistent():
 
 
 def test_median_study_true_median_split_has_small_rank_error_for_em_at_large_budget():
+    # False-failure bound. A node's values are a run of the sorted data; EM picks I_k with probability
+    # proportional to |I_k| exp(-25 |k - n/2|), and the best interval (|k - n/2| <= 1/2) is at least the
+    # smallest gap g of the data long, so P(|k - n/2| >= t) <= 1000 exp(-25 t + 12.5) / g. Rank error < 0.02
+    # means |k - n/2| < 0.01 n; while every parent passes, a node at depth <= 2 holds n >= 4096 * 0.49^2 points.
+    # Union over the 7 nodes: the bound below (about 1e-93 for this seed).
     rng = np.random.default_rng(23)
     values = rng.uniform(0, 1000, 4096)
+    gaps = np.diff(np.sort(values))
+    assert gaps.min() > 0
+    bound = 7 * 1000 * np.exp(-25 * 0.01 * np.floor(4096 * 0.49 ** 2) + 12.5) / gaps.min()
+    assert bound < 1e-80
     table = psd.median_study(values, 0.0, 1000.0, 3, 50.0, "em", rng)
     assert list(table["depth"]) == [0, 1, 2]
     assert table["rank_error"].max() < 0.02     # at epsilon = 50 EM is essentially the exact median
+
+
+def test_median_study_cell_grid_uses_the_actual_cell_width():
+    # cell_length 3 does not divide [0, 10]: the grid has ceil(10 / 3) = 4 cells of width 2.5. All 201 values
+    # lie in the second cell [2.5, 5) around its centre 3.75, so at epsilon = 1000 (count noise Lap(0.001)) the
+    # root median is the centre 3.75 = the data's median, rank error 0.5 / 100.5 (3.75 is the 101st value).
+    # With the nominal width 3 the median would be 4.5 (rank error 0.99).
+    values = np.linspace(3.0, 4.5, 201)
+    table = psd.median_study(values, 0.0, 10.0, 1, 1000.0, "cell", 0, cell_length=3.0)
+    assert table["rank_error"][0] < 0.011
 
 
 def test_psd_comparison_and_switch_study_return_one_row_per_setting_and_shape():
@@ -580,3 +615,215 @@ def test_median_study_rejects_unknown_method():
 def test_cell_kdtree_rejects_zero_cells():
     with pytest.raises(ValueError, match=r"cells\[0\] must be an integer >= 1"):
         psd.private_cell_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, cells=(0, 4))
+
+
+# --- privacy accounting: the epsilon the mechanisms actually receive ------------------------------
+
+class _Accountant:
+    """Records the budget of every noisy release of one tree build, by wrapping the mechanisms.
+
+    ``mechanisms.laplace`` (node counts, the kd-cell grid: arrays of sensitivity 1
+    in which one point changes one entry) spends ``epsilon / sensitivity``; one call
+    of ``_em_median_segments`` or ``_noisy_mean_segments`` releases the medians of
+    all nodes of a level (disjoint segments) and spends its ``epsilon`` on every
+    path, converted by the amplification bound ``ln(1 + p (e^eps' - 1))`` when it
+    saw a Poisson sample (fewer values than points). Calls nested inside a recorded
+    call are not counted twice. Laplace or Gumbel draws made outside every recorded
+    mechanism are kept in ``stray`` (noise the accounting cannot see).
+    """
+
+    def __init__(self, monkeypatch, n_points, sample):
+        self.n_points, self.sample = n_points, sample
+        self.spends, self.stray, self.depth = [], [], 0
+        self._wrap(monkeypatch, psd.mechanisms, "laplace", lambda values, sensitivity, epsilon, rng:
+                   ("laplace", epsilon / sensitivity))
+        self._wrap(monkeypatch, psd, "_em_median_segments", self._median)
+        self._wrap(monkeypatch, psd, "_noisy_mean_segments", self._median)
+
+    def _wrap(self, monkeypatch, module, name, spend):
+        original = getattr(module, name)
+
+        def wrapper(*args):
+            if self.depth == 0:
+                self.spends.append(spend(*args))
+            self.depth += 1
+            try:
+                return original(*args)
+            finally:
+                self.depth -= 1
+
+        monkeypatch.setattr(module, name, wrapper)
+
+    def _median(self, values, segment, lo, hi, epsilon, rng):
+        if len(values) == self.n_points:
+            return ("median", epsilon)
+        assert self.sample is not None, "a median saw fewer values than points without sampling"
+        return ("median", np.log1p(self.sample * np.expm1(epsilon)))
+
+    def rng(self, seed):
+        accountant = self
+
+        class Recording(np.random.Generator):
+            def laplace(self, *args, **kwargs):
+                if accountant.depth == 0:
+                    accountant.stray.append("laplace")
+                return super().laplace(*args, **kwargs)
+
+            def gumbel(self, *args, **kwargs):
+                if accountant.depth == 0:
+                    accountant.stray.append("gumbel")
+                return super().gumbel(*args, **kwargs)
+
+        return Recording(np.random.PCG64(seed))
+
+    def path_spend(self):
+        return sum(e for _, e in self.spends)
+
+
+# name: (sample rate, Laplace releases, median releases on a path, builder). Height 3 kd-trees split twice per
+# data-dependent level; the kd-cell grid is one more Laplace release; Hilbert trees have height 2.
+SPEND_CASES = {
+    "quadtree-uniform": (None, 5, 0, lambda p, r: psd.private_quadtree(p, UNIT, 4, 1.0, r, budget="uniform")),
+    "quadtree-geometric": (None, 5, 0, lambda p, r: psd.private_quadtree(p, UNIT, 4, 1.0, r)),
+    "kd-em": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r)),
+    "kd-em-share-0.5": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, count_share=0.5)),
+    "kd-noisymean": (None, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, median="noisymean")),
+    "kd-hybrid": (None, 4, 2, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, switch=1)),
+    "kd-em-sampled": (0.5, 4, 6, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, sample=0.5)),
+    "kd-hybrid-sampled": (0.3, 4, 4, lambda p, r: psd.private_kdtree(p, UNIT, 3, 1.0, r, switch=2, sample=0.3)),
+    "kd-cell": (None, 5, 0, lambda p, r: psd.private_cell_kdtree(p, UNIT, 3, 1.0, r, cells=(32, 32))),
+    "hilbert-em": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8)),
+    "hilbert-em-share-0.9": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                                count_share=0.9)),
+    "hilbert-noisymean": (None, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                             median="noisymean")),
+    "hilbert-em-sampled": (0.5, 3, 4, lambda p, r: psd.private_hilbert_rtree(p, UNIT, 2, 1.0, r, order=8,
+                                                                             sample=0.5)),
+}
+
+
+@pytest.mark.parametrize("case", list(SPEND_CASES))
+def test_budget_spent_along_a_path_equals_the_claimed_epsilon(case, monkeypatch):
+    # Lemma 1: the epsilons of the releases on one root-to-leaf path add up to the tree's epsilon (= 1 here).
+    sample, n_laplace, n_median, build = SPEND_CASES[case]
+    points = np.random.default_rng(25).uniform(0, 1, (2000, 2))
+    accountant = _Accountant(monkeypatch, len(points), sample)
+    tree = build(points, accountant.rng(26))
+    assert not accountant.stray, f"noise drawn outside the accounted mechanisms: {accountant.stray}"
+    kinds = [kind for kind, _ in accountant.spends]
+    assert (kinds.count("laplace"), kinds.count("median")) == (n_laplace, n_median)
+    assert accountant.path_spend() == pytest.approx(1.0, rel=1e-12), accountant.spends
+    assert tree.epsilon == pytest.approx(1.0, rel=1e-12)
+
+
+def test_hilbert_rtree_rejects_count_share_outside_the_open_interval_and_unknown_median():
+    for share in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match=r"count_share must be in \(0, 1\)"):
+            psd.private_hilbert_rtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, order=4, count_share=share)
+    with pytest.raises(ValueError, match="median must be one of"):
+        psd.private_hilbert_rtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, order=4, median="magic")
+    with pytest.raises(ValueError, match=r"sample must be None or a rate in \(0, 1\]"):
+        psd.private_hilbert_rtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, order=4, sample=1.5)
+
+
+def test_hilbert_rtree_with_exact_medians_says_it_is_not_private():
+    points = np.random.default_rng(28).uniform(0, 1, (300, 2))
+    tree = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, 0, order=6, median="true", count_share=1.0)
+    assert tree.name == "hilbert-r-true" and tree.median_epsilon == 0
+    assert psd.private_hilbert_rtree(points, UNIT, 2, 1.0, 0, order=6).name == "hilbert-r"
+
+
+def test_kdtree_rejects_unknown_median_and_count_share_one_with_private_medians():
+    with pytest.raises(ValueError, match="median must be one of"):
+        psd.private_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, median="mean")
+    with pytest.raises(ValueError, match=r"count_share must be in \(0, 1\)"):
+        psd.private_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, median="noisymean", count_share=1.0)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, 1.5, -0.2])
+def test_cell_kdtree_rejects_count_share_outside_the_open_interval(share):
+    with pytest.raises(ValueError, match=r"count_share must be in \(0, 1\)"):
+        psd.private_cell_kdtree([[0.5, 0.5]], UNIT, 2, 1.0, 0, count_share=share)
+
+
+def _one_segment(values, lo=0.0, hi=1.0):
+    values = np.asarray(values, dtype=float)
+    return values, np.zeros(len(values), dtype=np.int64), np.array([lo]), np.array([hi])
+
+
+@pytest.mark.parametrize("method", ["em", "noisymean"])
+@pytest.mark.parametrize("epsilon", [-1.0, 0.0, np.inf, np.nan])
+def test_segment_medians_reject_nonpositive_or_infinite_epsilon(method, epsilon):
+    with pytest.raises(ValueError, match="epsilon must be a finite real number > 0"):
+        psd.segment_medians(*_one_segment([0.2, 0.5]), method, epsilon, 0)
+
+
+def test_segment_medians_reject_values_outside_their_segment():
+    values, segment, lo, hi = np.array([0.2, 0.5, 1.5]), np.array([0, 0, 1]), np.array([0.0, 1.0]), np.array([1.0, 1.4])
+    with pytest.raises(ValueError, match=r"values must lie in the \[lo, hi\] of their segment"):
+        psd.segment_medians(values, segment, lo, hi, "em", 1.0, 0)
+
+
+def test_segment_medians_reject_unsorted_values_and_bad_segments():
+    with pytest.raises(ValueError, match=r"values must be sorted by \(segment, value\)"):
+        psd.segment_medians(*_one_segment([0.5, 0.2]), "em", 1.0, 0)
+    with pytest.raises(ValueError, match=r"segment must hold integers in \[0, 1\)"):
+        psd.segment_medians(np.array([0.5]), np.array([1]), np.array([0.0]), np.array([1.0]), "em", 1.0, 0)
+
+
+def test_segment_medians_accept_a_seed_like_every_sampler():
+    args = _one_segment(np.linspace(0.1, 0.9, 9))
+    a = psd.segment_medians(*args, "em", 1.0, 5)
+    b = psd.segment_medians(*args, "em", 1.0, np.random.default_rng(5))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_ss_median_noise_is_laplace_with_scale_two_s_over_epsilon():
+    # KS test of ss_median - true median against Laplace(2 S / epsilon), S the smooth sensitivity (checked
+    # against brute force above); false-failure rate 1e-3. The range is so wide that clamping would need a
+    # Laplace draw beyond 1000 / scale > 3e4 scales (probability < e^-30000): no draw is clamped.
+    rng = np.random.default_rng(27)
+    values = rng.uniform(0, 1, 5001)
+    lo, hi, epsilon, delta = -1000.0, 1001.0, 0.5, 1e-4
+    scale = 2 * psd.smooth_sensitivity_median(values, lo, hi, epsilon, delta) / epsilon
+    assert 1000 / scale > 3e4
+    noise = np.array([psd.ss_median(values, lo, hi, epsilon, delta, rng) for _ in range(2000)]) - np.median(values)
+    assert stats.kstest(noise, stats.laplace(scale=scale).cdf).pvalue > FALSE_ALARM
+
+
+def test_noisy_mean_adds_laplace_of_half_epsilon_to_count_and_sum():
+    # Exact reproduction from the same seed: the count gets Lap(1 / (epsilon / 2)) (sensitivity 1), then the
+    # sum of x - lo gets Lap((hi - lo) / (epsilon / 2)), drawn in that order (all segments at once).
+    rng = np.random.default_rng(29)
+    lo, hi = np.array([0.0, 2.0, 5.0]), np.array([2.0, 5.0, 9.0])
+    values = np.concatenate([np.sort(rng.uniform(a, b, k)) for a, b, k in zip(lo, hi, (40, 7, 300))])
+    segment = np.repeat(np.arange(3), (40, 7, 300))
+    epsilon = 0.8
+    got = psd.segment_medians(values, segment, lo, hi, "noisymean", epsilon, np.random.default_rng(30))
+    g = np.random.default_rng(30)
+    count = np.array([40, 7, 300]) + g.laplace(0.0, 2 / epsilon, 3)
+    total = np.bincount(segment, weights=values - lo[segment]) + g.laplace(0.0, 1.0, 3) * 2 * (hi - lo) / epsilon
+    expected = np.where(count > 0, np.clip(lo + total / np.where(count > 0, count, 1), lo, hi), (lo + hi) / 2)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+def test_true_counts_match_brute_force_with_ties_and_small_chunks():
+    rng = np.random.default_rng(31)
+    points = rng.integers(0, 6, (700, 2)).astype(float)          # many ties on the rectangle edges
+    a, b = rng.integers(-1, 7, (2, 400, 2)).astype(float)
+    rects = np.column_stack([np.minimum(a[:, 0], b[:, 0]), np.minimum(a[:, 1], b[:, 1]),
+                             np.maximum(a[:, 0], b[:, 0]), np.maximum(a[:, 1], b[:, 1])])
+    brute = ((points[None, :, 0] >= rects[:, None, 0]) & (points[None, :, 0] <= rects[:, None, 2])
+             & (points[None, :, 1] >= rects[:, None, 1]) & (points[None, :, 1] <= rects[:, None, 3])).sum(axis=1)
+    for chunk in (1, 50, 1 << 20):
+        np.testing.assert_array_equal(psd.true_counts(points, rects, chunk=chunk), brute)
+    uniform = rng.uniform(0, 1, (5000, 2))
+    rects = _rects(rng, 300)
+    brute = ((uniform[None, :, 0] >= rects[:, None, 0]) & (uniform[None, :, 0] <= rects[:, None, 2])
+             & (uniform[None, :, 1] >= rects[:, None, 1]) & (uniform[None, :, 1] <= rects[:, None, 3])).sum(axis=1)
+    np.testing.assert_array_equal(psd.true_counts(uniform, rects, chunk=1000), brute)
+
+
+def test_true_counts_reject_bad_chunk():
+    with pytest.raises(ValueError, match="chunk must be an integer >= 1"):
+        psd.true_counts([[0.5, 0.5]], UNIT, chunk=0)

@@ -530,17 +530,65 @@ def range_query(tree: PSD, rects) -> np.ndarray:
                               leaf=tree.leaf, fanout=tree.fanout), rects)
 
 
-def true_counts(points, rects, chunk=256) -> np.ndarray:
-    """Exact number of points inside each closed rectangle (the ground truth for relative errors)."""
+def true_counts(points, rects, chunk=1 << 20) -> np.ndarray:
+    """Exact number of points inside each closed rectangle (the ground truth for relative errors).
+
+    In rank space (points sorted by x and by y, ties kept together by the
+    searches) a query is the block of ranks ``[xl, xh) x [yl, yh)``. The ranks are
+    cut into ``~sqrt(n)`` blocks of ``~sqrt(n)`` ranks per axis; a 2-D prefix sum over
+    the block grid counts the points of the fully covered blocks, and the at most
+    four strips of partly covered blocks (``< sqrt(n)`` ranks each) are counted
+    point by point, all queries at once, at most ``chunk`` (query, point) pairs at a
+    time. ``O(n log n + m sqrt(n))`` for ``m`` queries, no loop over queries. Public
+    workload, no privacy.
+    """
     points = finite_array(points, "points", ndim=(2,))
+    if points.shape[1] != 2:
+        raise ValueError(f"points must have 2 columns, got shape {points.shape}")
     rects = _rectangles(rects)
-    order = np.argsort(points[:, 0])
-    xs, ys = points[order, 0], points[order, 1]
-    out = np.zeros(len(rects), dtype=np.int64)
-    for i, (x0, y0, x1, y1) in enumerate(rects):
-        lo, hi = np.searchsorted(xs, x0, "left"), np.searchsorted(xs, x1, "right")
-        seg = ys[lo:hi]
-        out[i] = np.count_nonzero((seg >= y0) & (seg <= y1))
+    chunk = positive_int(chunk, "chunk")
+    n = len(points)
+    by_x, by_y = np.argsort(points[:, 0]), np.argsort(points[:, 1])
+    x_rank, y_rank = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    x_rank[by_x], y_rank[by_y] = np.arange(n), np.arange(n)
+    size = max(1, math.isqrt(n))                                  # ranks per block
+    blocks = -(-n // size)
+    grid = np.zeros((blocks + 1, blocks + 1), dtype=np.int64)    # grid[i, j]: x block < i and y block < j
+    grid[1:, 1:] = np.bincount(x_rank // size * blocks + y_rank // size,
+                               minlength=blocks * blocks).reshape(blocks, blocks).cumsum(0).cumsum(1)
+    xs, ys = points[by_x, 0], points[by_y, 1]
+    xl, xh = np.searchsorted(xs, rects[:, 0], "left"), np.searchsorted(xs, rects[:, 2], "right")
+    yl, yh = np.searchsorted(ys, rects[:, 1], "left"), np.searchsorted(ys, rects[:, 3], "right")
+    cx0, cx1, xa, xb = _full_blocks(xl, xh, size)
+    cy0, cy1, ya, yb = _full_blocks(yl, yh, size)
+    full = grid[cx1, cy1] - grid[cx0, cy1] - grid[cx1, cy0] + grid[cx0, cy0]
+    y_of_x, x_of_y = y_rank[by_x], x_rank[by_y]
+    x_strips = _ragged_count(y_of_x, xl, xa, yl, yh, chunk) + _ragged_count(y_of_x, xb, xh, yl, yh, chunk)
+    y_strips = (_ragged_count(x_of_y, yl, ya, cx0 * size, cx1 * size, chunk)
+                + _ragged_count(x_of_y, yb, yh, cx0 * size, cx1 * size, chunk))
+    return full + x_strips + y_strips
+
+
+def _full_blocks(lo, hi, size):
+    """Blocks ``[c0, c1)`` fully inside the ranks ``[lo, hi)``; the partial strips are ``[lo, a)`` and ``[b, hi)``."""
+    c0 = -(-lo // size)
+    c1 = np.maximum(hi // size, c0)
+    a = np.minimum(c0 * size, hi)
+    return c0, c1, a, np.maximum(np.minimum(c1 * size, hi), a)
+
+
+def _ragged_count(other, start, stop, low, high, chunk):
+    """For each row r, how many of ``other[start_r:stop_r]`` lie in ``[low_r, high_r)``, ``chunk`` pairs at a time."""
+    length = stop - start
+    out = np.zeros(len(start), dtype=np.int64)
+    rows = max(1, chunk // max(int(length.max(initial=0)), 1))
+    for first in range(0, len(start), rows):
+        part = slice(first, first + rows)
+        n = length[part]
+        owner = np.repeat(np.arange(len(n)), n)
+        value = other[np.repeat(start[part] - np.cumsum(n) + n, n) + np.arange(len(owner))]
+        hit = (value >= np.repeat(low[part], n)) & (value < np.repeat(high[part], n))
+        out[part] = np.bincount(owner[hit], minlength=len(n))
     return out
 
 
@@ -713,6 +761,9 @@ def em_median_intervals(values, lo, hi, epsilon):
     added or removed, so this is the exponential mechanism with sensitivity 1 and is
     ``epsilon``-DP (McSherry and Talwar 2007). The paper writes the rate as ``xi / 2``;
     ``xi`` belongs to Def. 4 (smooth sensitivity) and ``epsilon`` is meant.
+    This calibration is conservative: adding or removing a point moves ``rank(x)`` of
+    every output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly
+    1/2 and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
     """
     lo, hi = _interval(lo, hi)
     epsilon = positive_finite(epsilon, "epsilon")
@@ -823,9 +874,11 @@ def _noisy_mean_segments(values, segment, lo, hi, epsilon, rng):
 def cell_median(values, lo, hi, epsilon, cell_length, rng) -> float:
     """Cell-based median (Xiao et al. 2010): noisy counts on a fixed grid, then the median cell's centre.
 
-    The grid of cells of length ``cell_length`` over [lo, hi] gets Laplace counts
-    (sensitivity 1, ``epsilon``-DP); the output is the centre of the first cell at
-    which the cumulative (negatives zeroed) noisy count reaches half the total.
+    [lo, hi] is cut into ``c = ceil((hi - lo) / cell_length)`` equal cells of width
+    ``(hi - lo) / c`` (at most ``cell_length``; equal to it when it divides
+    ``hi - lo``), whose counts get Laplace noise (sensitivity 1, ``epsilon``-DP);
+    the output is the centre of the first cell at which the cumulative (negatives
+    zeroed) noisy count reaches half the total (post-processing).
     """
     lo, hi = _interval(lo, hi)
     cell_length = positive_finite(cell_length, "cell_length")
@@ -867,8 +920,10 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     owner_n = np.repeat(n, n + 1)
     with np.errstate(divide="ignore"):
         score = np.log(right - left) - epsilon / 2 * np.abs(k - owner_n / 2) + rng.gumbel(size=size)
-    best = np.maximum.reduceat(score, offset)
-    winner = np.flatnonzero(score == np.repeat(best, n + 1))   # one per segment (ties have probability 0)
+    best = np.repeat(np.maximum.reduceat(score, offset), n + 1)
+    owner = np.repeat(np.arange(s), n + 1)
+    top = np.flatnonzero(score == best)                       # ties have probability 0 unless lo = hi
+    winner = top[np.unique(owner[top], return_index=True)[1]]  # the first best interval of each segment
     return rng.uniform(left[winner], right[winner])
 
 
@@ -882,22 +937,58 @@ def _true_median_segments(values, segment, lo, hi):
     return np.where(n > 0, middle, (lo + hi) / 2)
 
 
-def segment_medians(values, segment, lo, hi, method, epsilon, rng, cell_length=None):
+def segment_medians(values, segment, lo, hi, method, epsilon, rng):
     """One median per segment: ``method`` in ``"em"``, ``"noisymean"``, ``"true"`` (not private), ``"mid"``.
 
-    ``values`` sorted by (segment, value); ``lo``, ``hi`` the public ranges. Each
-    segment's median is ``epsilon``-DP for ``em`` and ``noisymean``; disjoint segments
-    compose in parallel. ``"mid"`` is the data-independent midpoint (quadtree split).
+    ``values`` sorted by (segment, value), ``segment`` the index in ``[0, S)`` of each
+    value's segment, ``lo``, ``hi`` the public ranges of the ``S`` segments; every value
+    must lie in its segment's ``[lo, hi]``. ``epsilon`` (> 0) is required for ``"em"``
+    and ``"noisymean"`` and ignored otherwise; ``rng`` is a Generator or a seed.
+    Returns the ``S`` medians. Privacy: each segment's median is ``epsilon``-DP for
+    ``em`` and ``noisymean`` and the disjoint segments compose in parallel, so all of
+    them together are ``epsilon``-DP; ``"true"`` is not private; ``"mid"`` is the
+    data-independent midpoint (quadtree split) and costs nothing.
     """
-    if method == "em":
-        return _em_median_segments(values, segment, lo, hi, epsilon, rng)
-    if method == "noisymean":
-        return _noisy_mean_segments(values, segment, lo, hi, epsilon, rng)
-    if method == "true":
-        return _true_median_segments(values, segment, lo, hi)
+    if method not in ("em", "noisymean", "true", "mid"):
+        raise ValueError(f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}")
+    values, segment, lo, hi = _segments(values, segment, lo, hi)
+    if method in ("em", "noisymean"):
+        epsilon, rng = positive_finite(epsilon, "epsilon"), generator(rng)
+    return _segment_medians(values, segment, lo, hi, method, epsilon, rng)
+
+
+def _segment_medians(values, segment, lo, hi, method, epsilon, rng):
+    """Unchecked core of :func:`segment_medians` for the tree builders, whose segments are valid by construction."""
     if method == "mid":
         return (lo + hi) / 2
-    raise ValueError(f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}")
+    if method == "true":
+        return _true_median_segments(values, segment, lo, hi)
+    if method == "em":
+        return _em_median_segments(values, segment, lo, hi, epsilon, rng)
+    return _noisy_mean_segments(values, segment, lo, hi, epsilon, rng)
+
+
+def _segments(values, segment, lo, hi):
+    """Checked inputs of :func:`segment_medians` (empty ``values`` allowed: every segment empty)."""
+    lo = finite_array(lo, "lo", ndim=(1,))
+    hi = finite_array(hi, "hi", ndim=(1,))
+    if lo.shape != hi.shape or np.any(lo > hi):
+        raise ValueError("lo and hi must have the same length with lo <= hi in every segment")
+    values = np.asarray(values, dtype=float)
+    segment = np.asarray(segment)
+    if values.ndim != 1 or segment.shape != values.shape:
+        raise ValueError(f"values and segment must be 1-D of equal length, got {values.shape} and {segment.shape}")
+    if not values.size:
+        return values, segment.astype(np.int64), lo, hi
+    values = finite_array(values, "values", ndim=(1,))
+    if not np.issubdtype(segment.dtype, np.integer) or segment.min() < 0 or segment.max() >= len(lo):
+        raise ValueError(f"segment must hold integers in [0, {len(lo)}) (one range per segment)")
+    if np.any((values < lo[segment]) | (values > hi[segment])):
+        raise ValueError("values must lie in the [lo, hi] of their segment")
+    step = np.diff(segment)
+    if np.any(step < 0) or np.any((step == 0) & (np.diff(values) < 0)):
+        raise ValueError("values must be sorted by (segment, value)")
+    return values, segment.astype(np.int64), lo, hi
 
 
 # --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ---------------------------------------------
@@ -921,7 +1012,10 @@ def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, s
     """Private medians of ``coordinate`` in every node (segment) at once, with optional sampling.
 
     ``sorted_index`` is ``argsort(coordinate)``; a stable sort by node on top of it
-    orders the points by (node, coordinate) faster than a lexsort.
+    orders the points by (node, coordinate) faster than a lexsort. ``epsilon`` is the
+    budget of this split step (``None`` for ``"true"`` and ``"mid"``, which run no
+    mechanism). With a Poisson ``sample`` rate the mechanism runs on the sample with
+    :func:`amplified_epsilon`, so the step is ``epsilon``-DP (Thm 7, tight bound).
     """
     if method == "mid":
         return (lo + hi) / 2
@@ -931,7 +1025,52 @@ def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, s
         index = index[rng.random(len(index)) < sample]
         eps = amplified_epsilon(epsilon, sample)
     order = index[np.argsort(node[index], kind="stable")]
-    return segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
+    return _segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
+
+
+#: Split rules of the kd-tree and the Hilbert R-tree: private medians, exact medians (not private), midpoints.
+TREE_MEDIANS = ("em", "noisymean", "true", "mid")
+PRIVATE_MEDIANS = ("em", "noisymean")
+
+
+def _count_share(count_share, allow_one):
+    """``count_share`` as a float in (0, 1), or also 1 when ``allow_one`` (nothing is spent on medians)."""
+    share = float(finite_array(count_share, "count_share", ndim=(0,)))
+    if not (0 < share < 1 or (allow_one and share == 1)):
+        allowed = "(0, 1] (1 only with exact or midpoint medians)" if allow_one else "(0, 1)"
+        raise ValueError(f"count_share must be in {allowed}, got {count_share!r}")
+    return share
+
+
+def _sample_rate(sample):
+    if sample is None:
+        return None
+    rate = float(finite_array(sample, "sample", ndim=(0,)))
+    if not 0 < rate <= 1:
+        raise ValueError(f"sample must be None or a rate in (0, 1], got {sample!r}")
+    return rate
+
+
+def _tree_budget(epsilon, count_share, median, median_levels):
+    """Median/count split of ``epsilon`` (§VI-B) for a tree with two median steps per data-dependent level.
+
+    Returns ``(count_epsilon, median_epsilon, step_epsilon)``. With private medians
+    (``"em"``, ``"noisymean"``) and ``median_levels > 0``, the medians get
+    ``(1 - count_share) epsilon``, split evenly over the ``2 median_levels`` median
+    steps on a root-to-leaf path, and the counts the rest; ``count_share`` must lie
+    in (0, 1). With exact (``"true"``, not private) or midpoint medians, or no
+    data-dependent level, no median mechanism runs: all of ``epsilon`` goes to the
+    counts, ``step_epsilon`` is ``None`` and ``count_share`` may also be 1.
+    Privacy: the count and median budgets on any path sum to ``epsilon`` (Lemma 1).
+    """
+    if median not in TREE_MEDIANS:
+        raise ValueError(f"median must be one of {TREE_MEDIANS}, got {median!r}")
+    private = median in PRIVATE_MEDIANS and median_levels > 0
+    share = _count_share(count_share, allow_one=not private)
+    if not private:
+        return epsilon, 0.0, None
+    median_epsilon = (1 - share) * epsilon
+    return epsilon - median_epsilon, median_epsilon, median_epsilon / (2 * median_levels)
 
 
 def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, count_share=0.7,
@@ -941,12 +1080,14 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     Each node splits its points at a private median of x, then each half at a
     private median of y, giving four children; after ``switch`` levels (hybrid,
     §III-B) the splits are midpoints as in a quadtree. ``median`` is ``"em"``,
-    ``"noisymean"`` or ``"true"`` (exact medians, not private: kd-true / kd-pure).
-    Budget (§VI-B): ``count_share * epsilon`` for counts, geometric over the
-    ``h + 1`` levels (Lemma 3); the rest for medians, uniform over the ``switch``
-    data-dependent levels and halved between the x and the y median, which lie on
-    the same path. Optional Poisson ``sample`` rate for medians (Thm 7, with the
-    tight amplification bound), OLS post-processing (Lemma 4) and pruning at
+    ``"noisymean"``, ``"true"`` (exact medians, not private: kd-true / kd-pure) or
+    ``"mid"`` (midpoints everywhere). Budget (§VI-B, :func:`_tree_budget`):
+    ``count_share * epsilon`` for counts, geometric over the ``h + 1`` levels
+    (Lemma 3); the rest for medians, uniform over the ``switch`` data-dependent
+    levels and halved between the x and the y median, which lie on the same path
+    (all of epsilon to the counts when no private median is computed). Optional
+    Poisson ``sample`` rate for medians (Thm 7, with the tight amplification
+    bound), OLS post-processing (Lemma 4) and pruning at
     ``prune_threshold`` (§VII). Privacy: ``epsilon``-DP along every root-to-leaf
     path (Lemma 1 and the interactive argument of §VI); with ``median="true"`` or
     ``exact_counts`` it is not private.
@@ -958,11 +1099,8 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     switch = height if switch is None else positive_int(switch, "switch", minimum=0)
     if switch > height:
         raise ValueError(f"switch must be an integer in [0, height = {height}], got {switch}")
-    if not 0 < count_share <= 1 or (count_share == 1 and median not in ("true", "mid") and switch > 0):
-        raise ValueError(f"count_share must be in (0, 1) (or 1 with exact medians), got {count_share}")
-    median_epsilon = 0.0 if median in ("true", "mid") or switch == 0 else (1 - count_share) * epsilon
-    count_epsilon = epsilon - median_epsilon
-    step_epsilon = median_epsilon / (2 * switch) if median_epsilon > 0 else 1.0
+    count_epsilon, median_epsilon, step_epsilon = _tree_budget(epsilon, count_share, median, switch)
+    sample = _sample_rate(sample)
     x, y = points[:, 0], points[:, 1]
     x_sorted, y_sorted = np.argsort(x), np.argsort(y)
     node = np.zeros(len(points), dtype=np.int64)
@@ -1104,18 +1242,21 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
     and each half again (fanout 4 by flattening). Node rectangles are the bounding
     boxes of the Hilbert ranges (:func:`hilbert_range_boxes`), so they reveal only
     the private medians; nodes cut away by pruning are not released and get NaN
-    boxes. Budget and privacy as in :func:`private_kdtree`: ``epsilon``-DP with
-    EM medians.
+    boxes. ``median`` is ``"em"`` (the paper's hilbert-r), ``"noisymean"``, ``"true"``
+    (exact medians: **not private**, named hilbert-r-true) or ``"mid"`` (midpoints
+    of the Hilbert ranges). Budget as in :func:`private_kdtree` (:func:`_tree_budget`,
+    every level data-dependent). Privacy: ``epsilon``-DP with ``"em"``,
+    ``"noisymean"`` or ``"mid"``; not private with ``"true"``.
     """
     box, height = _box(box), _height(height, minimum=1)
     epsilon, order = positive_finite(epsilon, "epsilon"), _order(order)
+    count_epsilon, median_epsilon, step_epsilon = _tree_budget(epsilon, count_share, median, height)
+    sample = _sample_rate(sample)
     points = _points_in(points, box)
     rng = generator(rng)
     side = 2 ** order
     h = hilbert_index(_cell_index(points[:, 0], box[0], box[2], side),
                       _cell_index(points[:, 1], box[1], box[3], side), order).astype(float)
-    median_epsilon = 0.0 if median == "true" else (1 - count_share) * epsilon
-    step_epsilon = median_epsilon / (2 * height) if median_epsilon > 0 else 1.0
     h_sorted = np.argsort(h)
     node = np.zeros(len(h), dtype=np.int64)
     ranges = [np.array([[0.0, float(4 ** order)]])]
@@ -1129,10 +1270,11 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
         node = 2 * half + (h >= s2[half])
         ranges.append(np.column_stack([bounds[:, 0], s2, s2, bounds[:, 1]]).reshape(-1, 2))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
-    epsilons = geometric_budget(epsilon - median_epsilon, height)
+    epsilons = geometric_budget(count_epsilon, height)
     counts = noisy_counts(exact, epsilons, rng)
     counts = ols(counts, epsilons) if postprocess else counts
-    tree = PSD(box=box, counts=counts, epsilons=epsilons, median_epsilon=median_epsilon, name="hilbert-r")
+    name = "hilbert-r" if median == "em" else f"hilbert-r-{median}"
+    tree = PSD(box=box, counts=counts, epsilons=epsilons, median_epsilon=median_epsilon, name=name)
     tree = tree if prune_threshold is None else prune(tree, prune_threshold)
     scale = np.array([(box[2] - box[0]) / side, (box[3] - box[1]) / side] * 2)
     offset = np.array([box[0], box[1], box[0], box[1]])
@@ -1143,7 +1285,7 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
         boxes.append(b)
         kept = np.repeat(kept & ~(tree.leaf[d] if tree.leaf else np.zeros(len(r), bool)), 4)
     return PSD(box=box, counts=tree.counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
-               leaf=tree.leaf, name="hilbert-r")
+               leaf=tree.leaf, name=name)
 
 
 # --- cell-based kd-tree (Xiao et al. 2010, "kd-cell" of §VIII-B) -------------------------------------
@@ -1166,11 +1308,12 @@ def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), cou
     ``(1 - count_share) epsilon`` (sensitivity 1; negatives set to 0); every node
     splits at the grid line where the noisy mass of its cells reaches half, first
     in x, then each half in y (post-processing of the grid, no further cost).
-    Node counts: geometric budget over ``count_share * epsilon``, OLS, pruning.
-    Privacy: ``epsilon``-DP (Lemma 1).
+    Node counts: geometric budget over ``count_share * epsilon``, OLS, pruning;
+    ``count_share`` must lie in (0, 1). Privacy: ``epsilon``-DP (Lemma 1).
     """
     box, height = _box(box), _height(height, minimum=1)
     epsilon = positive_finite(epsilon, "epsilon")
+    count_share = _count_share(count_share, allow_one=False)
     points = _points_in(points, box)
     rng = generator(rng)
     nx, ny = positive_int(cells[0], "cells[0]"), positive_int(cells[1], "cells[1]")
@@ -1223,7 +1366,11 @@ def _ss_segments(values, segment, lo, hi, epsilon, delta, rng):
 
 
 def _cell_segments(prefix, cell, lo, hi):
-    """Cell-based medians of many ranges from one cumulative noisy grid (post-processing)."""
+    """Cell-based medians of many ranges from one cumulative noisy grid of cells of width ``cell`` (post-processing).
+
+    ``lo``, ``hi`` are offsets from the grid's start; the output is the centre of the
+    first cell of the range at which its noisy mass reaches half, clipped to the range.
+    """
     cells = len(prefix) - 1
     a = np.clip(np.floor(lo / cell), 0, cells - 1).astype(int)
     b = np.clip(np.ceil(hi / cell), a + 1, cells).astype(int)
@@ -1238,8 +1385,9 @@ def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta
     The 1-D ``values`` in [lo, hi] are split recursively at the private median of
     every node, ``depth`` levels deep, each level spending ``epsilon`` (so the
     whole tree is ``depth * epsilon``-DP, or ``(depth epsilon, depth delta)`` for
-    SS). ``method``: ``"em"``, ``"ss"``, ``"noisymean"``, ``"cell"`` (grid of
-    ``cell_length`` released once with ``epsilon``); ``sample`` is the Poisson rate
+    SS). ``method``: ``"em"``, ``"ss"``, ``"noisymean"``, ``"cell"`` (a grid of
+    ``ceil((hi - lo) / cell_length)`` equal cells released once with ``epsilon``, see
+    :func:`cell_median`); ``sample`` is the Poisson rate
     of Thm 7 (SS and EM only). The rank error of a node's median ``m`` is
     ``|rank(m) - n/2| / (n/2)``, 1 (100%) when ``m`` leaves ``[x_1, x_n]``; the
     study reports its mean over the nodes of each depth and the seconds spent.
@@ -1252,10 +1400,12 @@ def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta
     lo, hi = _interval(lo, hi)
     x = np.sort(_values_in(values, lo, hi))
     rng = generator(rng)
+    sample = _sample_rate(sample)
     node = np.zeros(len(x), dtype=np.int64)
     ranges = np.array([[lo, hi]])
     if method == "cell":
-        cells = int(math.ceil((hi - lo) / cell_length))
+        cells = max(1, int(math.ceil((hi - lo) / positive_finite(cell_length, "cell_length"))))
+        width = (hi - lo) / cells                    # the grid's actual cell width (<= cell_length)
         grid = np.bincount(_cell_index(x, lo, hi, cells), minlength=cells).astype(float)
         noisy = np.maximum(mechanisms.laplace(grid, 1.0, epsilon, rng), 0)
         prefix = np.concatenate([[0.0], np.cumsum(noisy)])
@@ -1270,11 +1420,11 @@ def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta
             eps = epsilon if sample is None else amplified_epsilon(epsilon, sample)
             m = _ss_segments(v[keep], seg[keep], l, h, eps, delta, rng)
         elif method == "cell":
-            m = _cell_segments(prefix, cell_length, l, h)
+            m = _cell_segments(prefix, width, l, h)
         elif method in ("em", "noisymean"):
             keep = np.ones(len(v), bool) if sample is None else rng.random(len(v)) < sample
             eps = epsilon if sample is None else amplified_epsilon(epsilon, sample)
-            m = segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
+            m = _segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
         else:
             raise ValueError(f"method must be one of 'em', 'ss', 'noisymean', 'cell', got {method!r}")
         seconds = time.perf_counter() - start
