@@ -2,6 +2,7 @@
 
 import ast
 import json
+import re
 from pathlib import Path
 
 import nbformat
@@ -96,6 +97,20 @@ def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
     monkeypatch.setenv("DPNN_ROOT", str(tmp_path))
     with pytest.raises(runner.RunError, match=r"50_broken.ipynb failed in cell 3 .*ZeroDivisionError"):
         runner.run("ci", [], {}, figures_dir=tmp_path / "figures")
+
+
+def test_runner_prints_each_notebooks_time(tmp_path, monkeypatch, capsys):
+    (tmp_path / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": runner.KERNEL_NAME, "display_name": "dpnn", "language": "python"}
+    params = nbformat.v4.new_code_cell("x: int = 1  # a parameter")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params, nbformat.v4.new_code_cell("y = x + 1")]
+    nbformat.write(nb, tmp_path / "notebooks" / "50_fine.ipynb")
+    (tmp_path / "notebooks" / "profiles.yml").write_text("ci: {}\n")
+    monkeypatch.setenv("DPNN_ROOT", str(tmp_path))
+    runner.run("ci", [], {}, output_dir=tmp_path / "out", figures_dir=tmp_path / "figures")
+    assert re.search(r"^50_fine: \d+ s$", capsys.readouterr().out, re.M)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)

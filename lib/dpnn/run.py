@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -179,6 +180,7 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     for name in (bar := tqdm(names, desc=f"notebooks ({profile})", unit="nb")):
         bar.set_postfix_str(name)
         target = output_dir / f"{name}.ipynb"
+        started = time.perf_counter()
         try:
             papermill.execute_notebook(
                 str(available[name]), str(target), parameters=plans[name],
@@ -191,6 +193,7 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
                 f"executed copy with the traceback: {target}"
             ) from None
         strip_run_metadata(target)
+        bar.write(f"{name}: {time.perf_counter() - started:.0f} s")
         if store:
             available[name].write_bytes(target.read_bytes())
         executed.append(target)
