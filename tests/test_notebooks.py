@@ -84,31 +84,27 @@ def test_cli_reports_errors_with_exit_status_2(capsys):
     assert "valid profiles" in capsys.readouterr().err
 
 
-def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
-    (tmp_path / "notebooks").mkdir()
+def _one_notebook_project(root, monkeypatch, name, *code):
+    """A project at ``root`` whose only notebook ``name`` has a parameters cell and the given code cells."""
+    (root / "notebooks").mkdir()
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": runner.KERNEL_NAME, "display_name": "dpnn", "language": "python"}
     params = nbformat.v4.new_code_cell("x: int = 1  # a parameter")
     params.metadata["tags"] = ["parameters"]
-    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params,
-                nbformat.v4.new_code_cell("y = x + 1"), nbformat.v4.new_code_cell("1 / 0")]
-    nbformat.write(nb, tmp_path / "notebooks" / "50_broken.ipynb")
-    (tmp_path / "notebooks" / "profiles.yml").write_text("ci: {}\n")
-    monkeypatch.setenv("DPNN_ROOT", str(tmp_path))
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params, *map(nbformat.v4.new_code_cell, code)]
+    nbformat.write(nb, root / "notebooks" / f"{name}.ipynb")
+    (root / "notebooks" / "profiles.yml").write_text("ci: {}\n")
+    monkeypatch.setenv("DPNN_ROOT", str(root))
+
+
+def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
+    _one_notebook_project(tmp_path, monkeypatch, "50_broken", "y = x + 1", "1 / 0")
     with pytest.raises(runner.RunError, match=r"50_broken.ipynb failed in cell 3 .*ZeroDivisionError"):
         runner.run("ci", [], {}, figures_dir=tmp_path / "figures")
 
 
 def test_runner_prints_each_notebooks_time(tmp_path, monkeypatch, capsys):
-    (tmp_path / "notebooks").mkdir()
-    nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": runner.KERNEL_NAME, "display_name": "dpnn", "language": "python"}
-    params = nbformat.v4.new_code_cell("x: int = 1  # a parameter")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [nbformat.v4.new_markdown_cell("# t"), params, nbformat.v4.new_code_cell("y = x + 1")]
-    nbformat.write(nb, tmp_path / "notebooks" / "50_fine.ipynb")
-    (tmp_path / "notebooks" / "profiles.yml").write_text("ci: {}\n")
-    monkeypatch.setenv("DPNN_ROOT", str(tmp_path))
+    _one_notebook_project(tmp_path, monkeypatch, "50_fine", "y = x + 1")
     runner.run("ci", [], {}, output_dir=tmp_path / "out", figures_dir=tmp_path / "figures")
     assert re.search(r"^50_fine: \d+ s$", capsys.readouterr().out, re.M)
 
