@@ -32,11 +32,14 @@ __all__ = [
     "br_composition",
     "thesis_s5_2_bound",
     "zcdp_from_pure",
+    "zcdp_from_bounded_range",
     "dp_from_zcdp",
+    "dp_from_zcdp_bun_steinke",
     "optimal_pure_composition_delta",
     "optimal_pure_composition_epsilon",
     "pld_epsilon",
     "pld_delta",
+    "pld_discretisation",
     "Accountant",
     "EVENT_KINDS",
     "SPEND_KINDS",
@@ -46,6 +49,10 @@ __all__ = [
 EVENT_KINDS = ("randomized_response", "laplace", "gaussian", "pure")
 #: Kinds an :class:`Accountant` accepts: the PLD kinds plus the exponential mechanism.
 SPEND_KINDS = ("exponential",) + EVENT_KINDS
+
+
+#: Largest per-step epsilon whose e^epsilon a float holds with room to spare.
+_MAX_EXPONENT = 700.0
 
 
 def _epsilons(epsilons, name: str = "epsilons") -> np.ndarray:
@@ -72,11 +79,21 @@ def advanced_composition(epsilon, k, delta_prime) -> float:
     ``(epsilon', delta_prime)``-DP with
     ``epsilon' = sqrt(2 k ln(1/delta_prime)) epsilon + k epsilon (e^epsilon - 1)``.
     (For (epsilon, delta)-DP steps the total delta is ``k delta + delta_prime``.)
+    The formula as stated, not its minimum with ``k epsilon``: it is the bound
+    notebook 02 compares. Raises ``ValueError`` when it exceeds the float range
+    (epsilon above about 700), where basic composition is far tighter anyway.
     """
     epsilon = nonnegative_finite(epsilon, "epsilon")
     k = positive_int(k, "k")
     delta_prime = probability_open(delta_prime, "delta_prime")
-    return math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    if epsilon > _MAX_EXPONENT:
+        raise ValueError(f"epsilon must be at most {_MAX_EXPONENT} for advanced composition (its term "
+                         f"k epsilon (e^epsilon - 1) overflows a float); got {epsilon!r}: use basic composition")
+    bound = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+    if not math.isfinite(bound):
+        raise ValueError(f"k * epsilon * (e^epsilon - 1) overflows a float for epsilon={epsilon!r}, k={k}; "
+                         "use basic composition")
+    return bound
 
 
 def _heterogeneous_advanced(epsilons, delta_prime) -> float:
@@ -134,11 +151,55 @@ def zcdp_from_pure(epsilon) -> float:
     return epsilon**2 / 2
 
 
-def dp_from_zcdp(rho, delta) -> float:
-    """rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (Bun and Steinke 2016, Prop. 1.3)."""
+def zcdp_from_bounded_range(epsilon) -> float:
+    """An epsilon-range-bounded mechanism is (epsilon^2 / 8)-zCDP (Cesar and Rogers 2021, Lemma 3.2).
+
+    The exponential mechanism of Def. 2.6 with budget epsilon is epsilon-BR
+    (thesis Lemma 2.12), so it is four times cheaper in zCDP than a generic
+    epsilon-DP step (:func:`zcdp_from_pure`).
+    """
+    epsilon = nonnegative_finite(epsilon, "epsilon")
+    return epsilon**2 / 8
+
+
+def dp_from_zcdp_bun_steinke(rho, delta) -> float:
+    """rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (Bun and Steinke 2016, Prop. 1.3).
+
+    Simple but loose; :func:`dp_from_zcdp` is the tight conversion.
+    """
     rho = nonnegative_finite(rho, "rho")
     delta = probability_open(delta, "delta")
     return rho + 2 * math.sqrt(rho * math.log(1 / delta))
+
+
+def dp_from_zcdp(rho, delta) -> float:
+    """The smallest epsilon such that rho-zCDP implies (epsilon, delta)-DP by the Rényi route.
+
+    rho-zCDP is (alpha, rho alpha)-RDP for every alpha > 1, and (alpha, tau)-RDP
+    implies (epsilon, delta)-DP with
+    ``epsilon = tau + (ln(1/delta) + (alpha - 1) ln(1 - 1/alpha) - ln(alpha)) / (alpha - 1)``
+    (Canonne, Kamath and Steinke 2020, Prop. 12; the conversion ``dp_accounting``'s RDP
+    accountant uses). We minimise over alpha (bounded Brent on log(alpha - 1)) and
+    return the smaller of that and Bun and Steinke's Prop. 1.3, both valid.
+    Example: rho = 0.005, delta = 1e-5 gives 0.3753 (Prop. 1.3: 0.4849).
+    """
+    rho = nonnegative_finite(rho, "rho")
+    delta = probability_open(delta, "delta")
+    if rho == 0:
+        return 0.0
+    from scipy.optimize import minimize_scalar
+
+    log_inverse_delta = math.log(1 / delta)
+
+    def epsilon_at(x):  # x = ln(alpha - 1)
+        alpha = 1.0 + math.exp(x)
+        return rho * alpha + (log_inverse_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
+
+    # The optimum sits near alpha = 1 + sqrt(ln(1/delta) / rho); search 30 e-folds around it.
+    centre = 0.5 * math.log(max(log_inverse_delta, 1e-300) / rho)
+    best = minimize_scalar(epsilon_at, bounds=(centre - 30, centre + 30), method="bounded",
+                           options={"xatol": 1e-10})
+    return float(min(best.fun, dp_from_zcdp_bun_steinke(rho, delta)))
 
 
 def optimal_pure_composition_delta(epsilon0, k, epsilon) -> float:
@@ -198,6 +259,39 @@ def _check_events(events) -> Counter:
     return counted
 
 
+#: Relative accuracy the PLD grid aims at, and the most grid points one composed PLD may span.
+_PLD_RELATIVE_ERROR = 1e-3
+_PLD_MAX_POINTS = 2_000_000
+
+
+def _loss_width(kind: str, parameter: float) -> float:
+    """Width of one step's privacy-loss support (Gaussian: to its 1e-30 tails)."""
+    if kind == "gaussian":
+        return 2 * (1 / (2 * parameter**2) + 12 / parameter)
+    return 2 * parameter
+
+
+def pld_discretisation(events) -> tuple[float, float]:
+    """``(interval, error)`` of the grid :func:`pld_epsilon` uses for ``events``.
+
+    Privacy losses are rounded *up* to multiples of ``interval`` (pessimistic
+    rounding, so the result is still an upper bound), which moves each step's
+    loss by less than ``interval``; over k steps the returned epsilon exceeds
+    the exact PLD value by at most ``error = k * interval``. The interval is
+    ``1e-3`` of the mean loss width per step (at most 1e-4), and never so fine
+    that the composed support spans more than two million points, which bounds
+    memory and time whatever the schedule.
+    """
+    counted = _check_events(events)
+    paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
+    steps = sum(paid.values())
+    if not steps:
+        return 1e-4, 0.0
+    width = sum(_loss_width(kind, p) * n for (kind, p), n in paid.items())
+    interval = max(min(1e-4, _PLD_RELATIVE_ERROR * width / (2 * steps)), width / _PLD_MAX_POINTS)
+    return interval, steps * interval
+
+
 def _pld(events):
     """The composed privacy loss distribution of ``events`` (None if every event is free)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
@@ -207,10 +301,12 @@ def _pld(events):
     paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
     if not paid:
         return None
-    # A grid fine relative to the smallest per-step loss keeps the pessimistic
-    # rounding error (at most one grid step per composed step) under 0.01% per step.
-    smallest = min([p for (kind, p) in paid if kind != "gaussian"] + [1.0])
-    interval = min(1e-4, smallest * 1e-4)
+    too_large = sorted(p for (kind, p) in paid if kind != "gaussian" and p > _MAX_EXPONENT)
+    if too_large:
+        raise ValueError(f"epsilon of every non-Gaussian event must be at most {_MAX_EXPONENT} for the PLD "
+                         f"accountant (e^epsilon overflows a float), got {too_large[-1]!r}; such a step "
+                         "reveals its input: compose it with basic composition")
+    interval, _ = pld_discretisation(events)
     parts = []
     for (kind, parameter), count in paid.items():
         if kind == "randomized_response":
@@ -249,15 +345,20 @@ def pld_epsilon(events, delta, numerical: bool = False) -> float:
     (Laplace with scale sensitivity/eps), ``("gaussian", sigma)`` (noise
     multiplier sigma, sensitivity 1) or ``("pure", eps)`` (any eps-DP mechanism,
     through its worst case). Computed with ``dp_accounting`` (Koskela et al.;
-    Doroshenko et al. 2022) with pessimistic rounding: an upper bound within
-    discretization error of the exact value.
+    Doroshenko et al. 2022) with pessimistic rounding: an upper bound on the
+    exact composition of these events that exceeds it by at most the error
+    :func:`pld_discretisation` states (k grid steps for k events). For the
+    ``"pure"`` kind the result is a worst-case bound over all epsilon-DP
+    mechanisms (Kairouz, Oh and Viswanath), not the exact loss of a particular one.
 
     k randomized-response or pure steps with one epsilon are computed exactly by
     :func:`optimal_pure_composition_epsilon` instead (the same value, without
     discretization, and without ``dp_accounting``'s overflow once the composed
     loss passes about 709); ``numerical=True`` forces ``dp_accounting``. If
     ``dp_accounting`` overflows on another mix, the basic-composition sum is
-    returned, which is then within the discretization error of exact.
+    returned, which is then within the discretization error of exact. A
+    non-Gaussian step with epsilon above 700 raises ``ValueError`` (its
+    e^epsilon overflows; such a step reveals its input).
     """
     delta = probability_open(delta, "delta")
     homogeneous = None if numerical else _homogeneous_pure(events)
@@ -268,12 +369,13 @@ def pld_epsilon(events, delta, numerical: bool = False) -> float:
         return 0.0
     with np.errstate(over="ignore"):
         epsilon = float(distribution.get_epsilon_for_delta(delta))
-    if not math.isfinite(epsilon):
-        counted = _check_events(events)
-        if any(kind == "gaussian" for kind, _ in counted):
+    counted = _check_events(events)
+    if any(kind == "gaussian" for kind, _ in counted):
+        if not math.isfinite(epsilon):
             raise ValueError("events compose beyond what dp_accounting can represent (epsilon overflow)")
-        return float(sum(p * n for (_, p), n in counted.items()))
-    return epsilon
+        return epsilon
+    # Pure steps: basic composition is valid too, and beats the grid's rounding once it binds.
+    return min(epsilon, float(sum(p * n for (_, p), n in counted.items())))
 
 
 def pld_delta(events, epsilon, numerical: bool = False) -> float:
@@ -294,9 +396,32 @@ class Accountant:
     epsilon-range-bounded), ``"randomized_response"``, ``"laplace"``,
     ``"pure"`` (epsilon-DP, nothing more known) or ``"gaussian"`` (then the
     parameter is the noise multiplier sigma). The order of spends never matters.
+
+    Methods of :meth:`epsilon`, every one a valid (epsilon, delta)-DP bound for
+    adaptive composition, each never above ``basic`` where ``basic`` applies:
+
+    - ``"basic"``: the sum of the steps' DP parameters (Thm 2.9).
+    - ``"advanced"``: min(basic, Thm 2.10 for unequal steps).
+    - ``"br"``: min(basic, Thm 2.13 over each step's range-bound parameter:
+      epsilon for the exponential mechanism, 2 epsilon for an epsilon-DP step).
+    - ``"zcdp"``: min(basic, zCDP composed and converted tightly): exponential
+      steps at epsilon^2/8 (range-bounded), other pure steps at epsilon^2/2,
+      Gaussian at 1/(2 sigma^2).
+    - ``"pld"``: the privacy-loss-distribution composition of randomized
+      response, Laplace and Gaussian steps (exact up to a stated grid error) with
+      every exponential step at its pure-DP worst case, then min with ``br``
+      and ``zcdp`` when exponential steps are present (the PLD of a generic
+      epsilon-DP step does not use range-boundedness). A worst-case bound, not
+      the exact loss of the mechanism, whenever exponential or pure steps occur.
+    - ``"thesis"``: what the thesis's code computes for DP-TT: min(sum, Thm 2.13)
+      over the *full* per-step budget of every exponential-mechanism call, a
+      CMP step (recorded as randomized response at epsilon/2) counted at its
+      EMQUERY budget epsilon. Valid but loose; kept because the thesis's
+      figures are plotted against it. Only for ledgers of exponential and
+      randomized-response steps.
     """
 
-    METHODS = ("basic", "advanced", "br", "pld", "zcdp")
+    METHODS = ("basic", "advanced", "br", "pld", "zcdp", "thesis")
 
     def __init__(self):
         self._spends: Counter = Counter()
@@ -320,20 +445,40 @@ class Accountant:
         """How many mechanisms have been charged."""
         return sum(self._spends.values())
 
+    def _has_gaussian(self) -> bool:
+        return any(kind == "gaussian" for kind, _ in self._spends)
+
+    def _repeat(self, per_step) -> np.ndarray:
+        """``per_step(kind, parameter)`` for every step, repeated by count."""
+        return np.repeat([per_step(kind, p) for kind, p in self._spends], list(self._spends.values()))
+
     def _dp_epsilons(self) -> np.ndarray:
         """The pure-DP parameter of every step, repeated by count."""
-        if any(kind == "gaussian" for kind, _ in self._spends):
+        if self._has_gaussian():
             raise ValueError("method must be 'pld' or 'zcdp' when Gaussian spends are present")
-        return np.repeat([p for _, p in self._spends], list(self._spends.values()))
+        return self._repeat(lambda kind, p: p)
 
     def _br_epsilons(self) -> np.ndarray:
         """Range-bounded parameter per step: epsilon for the exponential mechanism, 2 epsilon otherwise.
 
-        Any epsilon-DP mechanism is 2 epsilon-BR (Durfee and Rogers 2019, Lemma 3.2).
+        Any epsilon-DP mechanism is 2 epsilon-BR (Durfee and Rogers 2019, Lemma 3.2);
+        randomized response at epsilon is exactly 2 epsilon-BR (its losses are +-epsilon).
         """
         self._dp_epsilons()
-        return np.repeat([p if kind == "exponential" else 2 * p for kind, p in self._spends],
-                         list(self._spends.values()))
+        return self._repeat(lambda kind, p: p if kind == "exponential" else 2 * p)
+
+    def _rho(self) -> float:
+        """zCDP parameter of the ledger: epsilon^2/8 per exponential step, epsilon^2/2 per other pure step."""
+        per_kind = {"gaussian": lambda p: 1 / (2 * p**2), "exponential": zcdp_from_bounded_range}
+        return float(sum(count * per_kind.get(kind, zcdp_from_pure)(p) for (kind, p), count in self._spends.items()))
+
+    def _thesis_epsilons(self) -> np.ndarray:
+        """The per-step budget as the thesis's code charges it (a CMP step at its EMQUERY epsilon)."""
+        other = {kind for kind, _ in self._spends} - {"exponential", "randomized_response"}
+        if other:
+            raise ValueError(f"method 'thesis' applies to DP-TT ledgers (exponential and randomized_response "
+                             f"steps); this ledger also holds {sorted(other)}")
+        return self._repeat(lambda kind, p: p if kind == "exponential" else 2 * p)
 
     def epsilon(self, delta=None, method: str = "br") -> float:
         """Composed epsilon of everything spent, at ``delta`` (unused by ``basic``)."""
@@ -344,18 +489,22 @@ class Accountant:
         if method == "basic":
             return basic_composition(self._dp_epsilons())
         delta = probability_open(delta, "delta")
-        if method == "advanced":
-            return min(basic_composition(self._dp_epsilons()),
-                       _heterogeneous_advanced(self._dp_epsilons(), delta))
-        if method == "br":
-            return br_composition(self._br_epsilons(), delta)
+        if method == "thesis":
+            return br_composition(self._thesis_epsilons(), delta)
         if method == "zcdp":
-            rho = sum(count * (1 / (2 * p**2) if kind == "gaussian" else zcdp_from_pure(p))
-                      for (kind, p), count in self._spends.items())
-            return dp_from_zcdp(rho, delta)
+            converted = dp_from_zcdp(self._rho(), delta)
+            return converted if self._has_gaussian() else min(basic_composition(self._dp_epsilons()), converted)
+        basic = basic_composition(self._dp_epsilons()) if not self._has_gaussian() else math.inf
+        if method == "advanced":
+            return min(basic, _heterogeneous_advanced(self._dp_epsilons(), delta))
+        if method == "br":
+            return min(basic, br_composition(self._br_epsilons(), delta))
         events = [("pure" if kind == "exponential" else kind, p)
                   for (kind, p), count in self._spends.items() for _ in range(count)]
-        return pld_epsilon(events, delta)
+        exact = pld_epsilon(events, delta)
+        if any(kind == "exponential" for kind, _ in self._spends):
+            return min(exact, self.epsilon(delta, "br"), self.epsilon(delta, "zcdp"))
+        return exact
 
 
 # --- issue 8: concentrated geo-privacy (Liang and Yi, CCS 2023) ------------------------------
