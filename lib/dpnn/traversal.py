@@ -115,6 +115,15 @@ def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
     return q, sensitivity
 
 
+def _check_scale(schedule, sensitivity):
+    """Every level's ``epsilon / (2 sensitivity)`` must be finite, else equal utilities give NaN turns."""
+    with np.errstate(over="ignore"):
+        scale = np.asarray(schedule) / (2.0 * sensitivity)
+    if not np.all(np.isfinite(scale)):
+        raise ValueError(f"epsilon / (2 * sensitivity) must be finite at every level, got "
+                         f"max epsilon {float(np.max(schedule))!r} / (2 * {sensitivity!r})")
+
+
 def parse_variant(name: str) -> dict:
     """The thesis's variant names as ``dptt`` keywords: ``"basic"``, ``"P4"``, ``"E8"``, ``"GS"``, ``"N20"``, ``"GS-N20"``.
 
@@ -175,7 +184,7 @@ def _utility_gap(tree, q, owner, node, utility):
 
 
 def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant: str = "basic",
-         splits: int = 0, neighborhood: int = 0, rng=None) -> DPTTResult:
+         splits: int = 0, neighborhood: int = 0, *, rng) -> DPTTResult:
     """Run DP-TT for every query in ``queries`` (shape (n,) on a 1-D tree, or (n, d)).
 
     ``epsilon`` is the per-step budget each exponential-mechanism call
@@ -187,6 +196,7 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
     """
     q, sensitivity = _check(tree, queries, utility, sensitivity, variant, splits, neighborhood)
     schedule = _schedule(tree, epsilon)
+    _check_scale(schedule, sensitivity)
     rng = generator(rng, "rng")
     n_queries = len(q)
     owner = np.arange(n_queries)
@@ -247,7 +257,12 @@ _NEIGHBOUR_INDEX: dict = {}
 
 
 def _neighbourhoods(tree, points, neighborhood):
-    """The ``neighborhood`` nearest data points of each of ``points`` (indices), itself first."""
+    """The ``neighborhood`` nearest data points of each of ``points`` (indices), itself first.
+
+    The leaf found is always its own first neighbour, also when other points
+    share its coordinates (cKDTree may return a duplicate at distance 0 instead
+    of the point itself); the rest are its nearest others.
+    """
     key = (id(tree), len(tree.points))
     if key not in _NEIGHBOUR_INDEX:  # one cKDTree per tree, reused across calls
         _NEIGHBOUR_INDEX.clear()
@@ -255,7 +270,13 @@ def _neighbourhoods(tree, points, neighborhood):
     index = _NEIGHBOUR_INDEX[key][1]
     unique, inverse = np.unique(points, return_inverse=True)
     _, near = index.query(tree.points[unique], k=neighborhood, workers=-1)
-    return np.asarray(near).reshape(len(unique), neighborhood)[inverse]
+    near = np.asarray(near).reshape(len(unique), neighborhood)
+    others = near != unique[:, None]
+    # Keep the first neighborhood - 1 entries other than the point itself, in distance order.
+    rank = np.cumsum(others, axis=1)
+    keep = others & (rank < neighborhood)
+    rest = near[keep].reshape(len(unique), neighborhood - 1)
+    return np.column_stack([unique, rest])[inverse]
 
 
 def _release(tree, owner, node, n_queries, neighborhood):
@@ -279,7 +300,7 @@ def _release(tree, owner, node, n_queries, neighborhood):
 
 
 def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivity=None,
-                   variant: str = "basic", splits: int = 0, neighborhood: int = 0, rng=None,
+                   variant: str = "basic", splits: int = 0, neighborhood: int = 0, *, rng,
                    trace: list | None = None):
     """One query, written straight from Algorithms 11-18 with a Python loop: the slow reference.
 
@@ -293,6 +314,7 @@ def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivit
                             variant, splits, neighborhood)
     q = q[0]
     epsilon = positive_finite(epsilon, "epsilon")
+    _check_scale([epsilon], sensitivity)
     rng = generator(rng, "rng")
     calls = [0]
 
@@ -349,7 +371,12 @@ def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivit
         found = walk(0, splits)
     else:
         found = greedy(0, True)
-    if neighborhood:  # Alg. 18: the B true nearest neighbours of each found value
-        _, near = cKDTree(tree.points).query(tree.points[found], k=neighborhood)
-        found = list(np.asarray(near).ravel())
+    if neighborhood:  # Alg. 18: the B true nearest neighbours of each found value, itself first
+        data = tree.points.reshape(len(tree.points), -1)
+        near = []
+        for p in found:  # brute force: distance to every point, the found point itself ranked first
+            distance = np.linalg.norm(data - data[p], axis=1)
+            distance[p] = -1.0
+            near.extend(np.argsort(distance, kind="stable")[:neighborhood])
+        found = near
     return np.unique(np.asarray(found, dtype=np.intp)), calls[0]
