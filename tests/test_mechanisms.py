@@ -105,5 +105,28 @@ def test_planar_radius_matches_lambertw_formula():
 def test_laplace_ball_is_centred_on_the_points():
     points = np.array([[1e9, -5.0, 3.0]])
     noisy = m.laplace_ball(np.repeat(points, 50_000, axis=0), 2.0, 0)
-    # Mean noise is 0; each coordinate has variance E[R^2]/d = d(d+1)/(eps^2 d) = 1.
-    np.testing.assert_allclose(noisy.mean(axis=0), points[0], atol=5 * 1 / np.sqrt(50_000))
+    # Mean noise is 0; each coordinate has variance E[R^2]/d = d(d+1)/(eps^2 d) = 1, so the mean of
+    # 50,000 has standard deviation 1/sqrt(50,000). The tolerance is 5 of those, absolute (rtol=0: a
+    # relative tolerance on 1e9 would let a bias of 100 pass); false-failure rate 3 x 5.7e-7.
+    np.testing.assert_allclose((noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000))
+
+
+def test_a_bias_of_fifty_on_large_coordinates_is_caught():
+    # The negative control of the test above: the old assert_allclose(noisy.mean, 1e9, default rtol)
+    # accepted this shift of +50.
+    points = np.array([[1e9, -5.0, 3.0]])
+    noisy = m.laplace_ball(np.repeat(points, 50_000, axis=0), 2.0, 0) + 50.0
+    with pytest.raises(AssertionError):
+        np.testing.assert_allclose((noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000))
+
+
+@pytest.mark.parametrize("call", [
+    lambda: m.laplace(0.0, 1e300, 1e-10, 0),
+    lambda: m.planar_laplace(np.zeros(2), 1e-320, 0),
+    lambda: m.laplace_ball(np.zeros((1, 3)), 1e-320, 0),
+    lambda: m.planar_laplace_radius(0.5, 1e-320),
+], ids=["laplace", "planar_laplace", "laplace_ball", "planar_laplace_radius"])
+def test_an_infinite_noise_scale_is_an_error(call):
+    # Old code: laplace(0, 1e300, 1e-10) returned inf silently.
+    with pytest.raises(ValueError, match="must be finite"):
+        call()

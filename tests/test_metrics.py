@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from dpnn import metrics
+from dpnn.metrics import precision_recall, raw_accuracy, standard_error, topk_accuracy
 
 
 def test_raw_and_topk_accuracy_and_precision_recall():
@@ -32,3 +33,22 @@ def test_fraction_sent_and_standard_error():
 def test_wrong_number_of_rows_is_an_error():
     with pytest.raises(ValueError, match="targets must have one row per query"):
         metrics.raw_accuracy([np.array([1])], [1, 2])
+
+
+def test_an_empty_release_finds_nothing():
+    # Old code: IndexError when no query received any value.
+    nothing = [np.array([], dtype=int)] * 3
+    np.testing.assert_array_equal(raw_accuracy(nothing, [1, 2, 3]), [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(topk_accuracy(nothing, [[1, 2], [3, 4], [5, 6]]), [0.0, 0.0, 0.0])
+    precision, recall = precision_recall(nothing, [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(precision, 0.0)
+    np.testing.assert_array_equal(recall, 0.0)
+    assert raw_accuracy([], []).shape == (0,)
+
+
+def test_standard_error_of_one_score_is_infinite_and_of_none_an_error():
+    # Old code: NaN for one score.
+    assert standard_error([0.5]) == float("inf")
+    with pytest.raises(ValueError, match="per_query must hold at least one score"):
+        standard_error([])
+    assert standard_error([0.0, 1.0]) == pytest.approx(0.5)  # std 0.7071 (ddof 1) / sqrt(2)

@@ -1,8 +1,11 @@
 """Samplers against their known distributions, with fixed seeds.
 
 Each test rejects at level ALPHA = 1e-3: were the seed drawn at random, a
-correct sampler would fail it with probability 1e-3 (the false-failure rate).
-With the fixed seeds the outcome is deterministic.
+correct sampler would fail it with probability 1e-3 (the false-failure rate);
+a test that runs several tests divides ALPHA between them (Bonferroni). With the
+fixed seeds the outcome is deterministic. Every parametrized case draws from its
+own stream, seeded from the test and the case's parameters (``rng_for``), so two
+cases never see the same uniforms rescaled.
 """
 
 import numpy as np
@@ -15,9 +18,14 @@ ALPHA = 1e-3
 N = 40_000
 
 
+def rng_for(test: int, *parameters) -> np.random.Generator:
+    """A stream of its own for each test and each parameter case."""
+    return np.random.default_rng([test, *(int(round(float(p) * 1e6)) for p in parameters)])
+
+
 @pytest.mark.parametrize("epsilon", [0.01, 0.5, 3.0])
 def test_planar_laplace_radius_is_gamma_2(epsilon):
-    noise = m.planar_laplace(np.zeros((N, 2)), epsilon, np.random.default_rng(11))
+    noise = m.planar_laplace(np.zeros((N, 2)), epsilon, rng_for(11, epsilon))
     radius = np.linalg.norm(noise, axis=1)
     assert stats.kstest(radius, stats.gamma(a=2, scale=1 / epsilon).cdf).pvalue > ALPHA
 
@@ -31,7 +39,7 @@ def test_planar_laplace_angle_is_uniform():
 @pytest.mark.parametrize("dimension", [1, 2, 3, 5, 10])
 def test_laplace_ball_radius_is_gamma_d(dimension):
     epsilon = 0.7
-    noise = m.laplace_ball(np.zeros((N, dimension)), epsilon, np.random.default_rng(13))
+    noise = m.laplace_ball(np.zeros((N, dimension)), epsilon, rng_for(13, dimension))
     radius = np.linalg.norm(noise, axis=1)
     assert stats.kstest(radius, stats.gamma(a=dimension, scale=1 / epsilon).cdf).pvalue > ALPHA
 
@@ -51,7 +59,7 @@ def test_laplace_ball_direction_is_uniform_on_the_sphere():
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 1.0), (3.0, 0.1)])
 def test_laplace_noise_has_scale_sensitivity_over_epsilon(sensitivity, epsilon):
-    noise = m.laplace(np.zeros(N), sensitivity, epsilon, np.random.default_rng(16))
+    noise = m.laplace(np.zeros(N), sensitivity, epsilon, rng_for(16, sensitivity, epsilon))
     assert stats.kstest(noise, stats.laplace(scale=sensitivity / epsilon).cdf).pvalue > ALPHA
 
 
@@ -64,7 +72,7 @@ def test_gaussian_noise_has_scale_sigma():
 def test_exponential_frequencies_match_probabilities(epsilon, sensitivity):
     utilities = np.array([0.0, 1.0, 2.0, 3.0, 5.0, -2.0])
     rows = np.tile(utilities, (N, 1))
-    choices = m.exponential(rows, epsilon, sensitivity, np.random.default_rng(18))
+    choices = m.exponential(rows, epsilon, sensitivity, rng_for(18, epsilon, sensitivity))
     observed = np.bincount(choices, minlength=utilities.size)
     expected = N * m.exponential_probabilities(utilities, epsilon, sensitivity)
     assert stats.chisquare(observed, expected).pvalue > ALPHA
@@ -83,8 +91,8 @@ def test_exponential_uses_each_rows_own_utilities():
 
 @pytest.mark.parametrize("epsilon", [0.1, 1.0, 3.0])
 def test_randomized_response_flip_rate(epsilon):
-    bits = np.random.default_rng(20).integers(0, 2, size=N)
-    released = m.randomized_response(bits, epsilon, np.random.default_rng(21))
+    bits = rng_for(20, epsilon).integers(0, 2, size=N)
+    released = m.randomized_response(bits, epsilon, rng_for(21, epsilon))
     flips = int(np.sum(released != bits))
     flip_probability = 1 / (1 + np.exp(epsilon))
     assert stats.binomtest(flips, N, flip_probability).pvalue > ALPHA

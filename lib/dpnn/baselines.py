@@ -14,16 +14,19 @@ __all__ = ["perturb_location", "geo_nn"]
 def perturb_location(queries, epsilon, rng):
     """Perturb query locations for epsilon-geo-indistinguishability.
 
-    Planar Laplace (Andrés et al.) for 2-D queries of shape ``(n, 2)``; the
-    d-dimensional Laplace of density proportional to ``exp(-epsilon ||z||)``
-    otherwise (the ordinary Laplace with scale ``1 / epsilon`` for 1-D queries
-    of shape ``(n,)``).
+    ``queries`` has shape ``(n, d)``: one row per query, also for one query
+    (``(1, 2)``) and on the line (``(n, 1)``); any other shape is a
+    ``ValueError``, so a single 2-D location can never be read as two 1-D
+    queries. Rows of dimension 2 get planar Laplace noise (Andrés et al.);
+    other dimensions the d-dimensional Laplace of density proportional to
+    ``exp(-epsilon ||z||)`` (for d = 1 the ordinary Laplace with scale
+    ``1 / epsilon``). Returns an array of the same shape.
 
     Privacy: each query location is epsilon-geo-indistinguishable (epsilon per
     unit of the coordinates).
     """
-    queries = finite_array(queries, "queries", ndim=(1, 2))
-    if queries.ndim == 2 and queries.shape[1] == 2:
+    queries = finite_array(queries, "queries", ndim=(2,))
+    if queries.shape[1] == 2:
         return planar_laplace(queries, epsilon, rng)
     return laplace_ball(queries, epsilon, rng)
 
@@ -33,7 +36,9 @@ def geo_nn(points, queries, epsilon, k, rng):
 
     The client perturbs each query with :func:`perturb_location` and the server
     answers the exact k-NN of the perturbed location (``scipy.spatial.cKDTree``).
-    Returns an int array of indices into ``points``, shape ``(n_queries, k)``.
+    ``points`` has shape ``(n, d)`` (or ``(n,)`` on the line). ``queries`` has
+    shape ``(m, d)``; on the line ``(m,)`` is also read as m queries.
+    Returns an int array of indices into ``points``, shape ``(m, k)``.
 
     Privacy: epsilon-geo-indistinguishability of each query location; the
     server's answer is post-processing of the perturbed location.
@@ -45,10 +50,12 @@ def geo_nn(points, queries, epsilon, k, rng):
     if k > len(points):
         raise ValueError(f"k must be between 1 and len(points)={len(points)}, got {k}")
     data = points.reshape(len(points), -1)
-    if queries.reshape(len(queries), -1).shape[1] != data.shape[1]:
+    if queries.ndim == 1 and data.shape[1] == 1:
+        queries = queries.reshape(-1, 1)
+    if queries.ndim != 2 or queries.shape[1] != data.shape[1]:
         raise ValueError(
-            f"queries must have the dimension of points ({data.shape[1]}), got shape {queries.shape}"
+            f"queries must have shape (m, {data.shape[1]}) like points, got shape {queries.shape}"
         )
-    noisy = perturb_location(queries, epsilon, generator(rng)).reshape(len(queries), -1)
+    noisy = perturb_location(queries, epsilon, generator(rng))
     _, index = cKDTree(data).query(noisy, k=k)
     return np.asarray(index, dtype=np.intp).reshape(len(queries), k)

@@ -45,8 +45,18 @@ def laplace(values, sensitivity, epsilon, rng):
     values = finite_array(values, "values")
     sensitivity = positive_finite(sensitivity, "sensitivity")
     epsilon = positive_finite(epsilon, "epsilon")
+    scale = _finite_scale(sensitivity, epsilon)
     rng = generator(rng)
-    return values + rng.laplace(0.0, sensitivity / epsilon, size=values.shape)
+    return values + rng.laplace(0.0, scale, size=values.shape)
+
+
+def _finite_scale(sensitivity: float, epsilon: float) -> float:
+    """``sensitivity / epsilon``, which must be a finite float (else every output is infinite)."""
+    with np.errstate(over="ignore"):
+        scale = sensitivity / epsilon
+    if not np.isfinite(scale):
+        raise ValueError(f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}")
+    return scale
 
 
 def _scaled_utilities(utilities, epsilon, sensitivity):
@@ -81,9 +91,17 @@ def exponential(utilities, epsilon, sensitivity, rng):
 
     Samples candidate ``h`` of each row with probability proportional to
     ``exp(epsilon * u(D, h) / (2 * sensitivity))`` by the Gumbel-max trick
-    (``argmax(score + Gumbel noise)`` has exactly that law), which needs no
-    exponentials and so cannot overflow, even for ``epsilon * u / sensitivity``
-    of order 1e18.
+    (``argmax(score + Gumbel noise)`` has that law for real-valued Gumbel noise),
+    which needs no exponentials and so cannot overflow, even for
+    ``epsilon * u / sensitivity`` of order 1e18.
+
+    What holds in floating point: numpy draws Gumbel noise as
+    ``-log(-log(1 - U))`` from a 53-bit uniform U, so every draw but one of
+    probability 2^-53 lies in about [-3.6, 36.7]; a candidate whose score is more
+    than about 40 below the best (true probability below e^-40, about 4e-18) is
+    then never chosen. The sampled law therefore matches Def. 2.6 up to a
+    total-variation error of order 1e-16 per draw, not exactly; floating-point
+    samplers can also leak through their low-order bits (Mironov, CCS 2012).
 
     ``utilities`` has shape ``(n_rows, n_candidates)`` (returns an int array of
     length ``n_rows``) or ``(n_candidates,)`` (returns one int).
@@ -105,7 +123,9 @@ def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
     Exactly :func:`exponential` on ``column_stack([utility_left, utility_right])``:
     ``Pr[right] = e^{a u_R} / (e^{a u_L} + e^{a u_R}) = expit(a (u_R - u_L))`` with
     ``a = epsilon / (2 sensitivity)``, drawn with one uniform number per row (the
-    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`.
+    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`;
+    the uniform has 53-bit resolution, so probabilities are rounded to multiples
+    of 2^-53 (a turn of true probability below about 1e-16 never happens).
     """
     left = finite_array(utility_left, "utility_left", ndim=(1,))
     right = finite_array(utility_right, "utility_right", ndim=(1,))
@@ -162,6 +182,7 @@ def planar_laplace_radius(p, epsilon):
     """
     p = finite_array(p, "p")
     epsilon = positive_finite(epsilon, "epsilon")
+    _finite_scale(1.0, epsilon)
     if np.any((p < 0) | (p >= 1)):
         raise ValueError("p must lie in [0, 1)")
     # The branch point -1/e rounds to just below itself in floating point, where
@@ -226,11 +247,12 @@ def laplace_ball(points, epsilon, rng):
     """
     array, shape = _points(points, "points")
     epsilon = positive_finite(epsilon, "epsilon")
+    scale = _finite_scale(1.0, epsilon)
     rng = generator(rng)
     n, d = array.shape
     direction = rng.standard_normal((n, d))
     direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-    radius = rng.gamma(shape=d, scale=1.0 / epsilon, size=(n, 1))
+    radius = rng.gamma(shape=d, scale=scale, size=(n, 1))
     return (array + radius * direction).reshape(shape)
 
 

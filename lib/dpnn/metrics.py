@@ -37,6 +37,8 @@ def _contains(indices, offsets, targets) -> np.ndarray:
     owner = np.repeat(np.arange(n), np.diff(offsets))
     keys = np.sort(owner.astype(np.int64) * span + indices)
     wanted = np.arange(n)[:, None].astype(np.int64) * span + targets
+    if not len(keys):  # nothing released to anyone: no target is found
+        return np.zeros(wanted.shape, dtype=bool)
     where = np.searchsorted(keys, wanted)
     return (where < len(keys)) & (keys[np.minimum(where, len(keys) - 1)] == wanted)
 
@@ -68,6 +70,14 @@ def fraction_sent(sent, n_points) -> np.ndarray:
 
 
 def standard_error(per_query) -> float:
-    """Standard error of the mean of per-query scores."""
-    values = np.asarray(per_query, dtype=float)
-    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("nan")
+    """Standard error of the mean of per-query scores: ``std(ddof=1) / sqrt(n)``.
+
+    One score says nothing about the spread, so its standard error is
+    ``inf`` (an unbounded error bar, never NaN); no score at all is a ``ValueError``.
+    """
+    values = np.asarray(per_query, dtype=float).ravel()
+    if values.size == 0:
+        raise ValueError("per_query must hold at least one score, got none")
+    if not np.all(np.isfinite(values)):
+        raise ValueError("per_query must contain only finite numbers (no NaN or infinity)")
+    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("inf")
