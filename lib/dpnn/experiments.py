@@ -109,11 +109,12 @@ def evaluate(point: dict, seed: int = 0) -> dict:
            "top5": top5.mean(), "top5_se": metrics.standard_error(top5),
            "released": result.released_counts.mean(), "em_calls": result.em_calls.mean(),
            "sent_fraction": metrics.fraction_sent(result.sent, n).mean(),
+           "epsilon_thesis": result.accountant.epsilon(delta, "thesis"),
            "epsilon_br": result.accountant.epsilon(delta, "br"),
            "epsilon_pld": result.accountant.epsilon(delta, "pld")}
-    if point["utility"] == "dis":
+    if point["utility"] == "dis":  # GEO gets the composed budget as the thesis computes it (§6.2.1)
         runs, k = geo_plan(point["variant"], tree.tree_height)
-        epsilon_geo = row["epsilon_br"] / runs / float(point["sensitivity"])
+        epsilon_geo = row["epsilon_thesis"] / runs / float(point["sensitivity"])
         answers = geo_nn(points, np.repeat(queries, runs, axis=0), epsilon_geo, min(k, n), rng)
         answers = answers.reshape(len(queries), runs * min(k, n))
         geo_raw, geo_top5 = metrics.raw_accuracy(answers, truth[:, 0]), metrics.topk_accuracy(answers, truth)
