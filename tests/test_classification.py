@@ -554,3 +554,100 @@ def test_bad_input_raises_value_error(call, message):
     points, labels = _two_clusters(rng, 50)
     with pytest.raises(ValueError, match=message):
         call(points, labels, rng.random((4, 2)))
+
+
+# --- k-NN ties and empty data (issue: privacy at the edges) -----------------------------------------
+
+LATTICE = np.array(list(product([0.0, 0.5, 1.0], repeat=2)))
+CENTRE = np.array([[0.5, 0.5]])
+# Found by search: with cKDTree's tie-breaking, adding the record (0.5, 0.5) with label 0 moved the
+# 8-NN label counts of the centre from [3, 5] to [7, 1], a change of 4 where Alg. 4 assumes 1.
+TIE_POINTS = np.array([[0.5, 0.0], [0.0, 1.0], [0.5, 0.5], [0.0, 0.5], [0.0, 0.5], [1.0, 0.5], [0.5, 1.0],
+                       [0.5, 0.0], [0.0, 0.0], [0.5, 0.5], [0.5, 0.0], [0.5, 1.0], [0.5, 1.0], [0.5, 1.0],
+                       [0.0, 0.0], [1.0, 0.5]])
+TIE_LABELS = np.array([0, 0, 0, 1, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 1, 1])
+
+
+def _with_record(points, labels, record, label):
+    return np.vstack([points, record]), np.append(labels, label)
+
+
+def test_knn_counts_move_by_at_most_one_when_a_record_is_added_on_lattices_with_ties():
+    rng = np.random.default_rng(50)
+    for _ in range(400):
+        n = int(rng.integers(0, 20))
+        points, labels = LATTICE[rng.integers(0, 9, n)], rng.integers(0, 2, n)
+        record, label = LATTICE[rng.integers(0, 9)], int(rng.integers(0, 2))
+        bigger = _with_record(points, labels, record, label)
+        query = LATTICE[rng.integers(0, 9)][None, :]
+        for k in (1, 2, 4, 8, 12, 25):
+            before = c._knn_counts(points, labels, query, k, 2)
+            after = c._knn_counts(*bigger, query, k, 2)
+            assert np.abs(after - before).max() <= 1, (points.tolist(), labels.tolist(), record, label, k)
+    # The found case: the counts now move by at most one.
+    before = c._knn_counts(TIE_POINTS, TIE_LABELS, CENTRE, 8, 2)
+    after = c._knn_counts(*_with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0), CENTRE, 8, 2)
+    assert np.abs(after - before).max() <= 1
+
+
+def test_knn_baseline_privacy_loss_with_ties_is_at_most_epsilon():
+    """Exact: Alg. 4 on one instance is the exponential mechanism on the counts; measured: frequencies.
+
+    Exact loss on D and D + one record must be <= epsilon (the old tie-breaking gave 2.74 at
+    epsilon = 1 here). The measured label frequencies (200,000 draws each) agree with the exact law
+    (chi-square) and their audited loss lower bound stays below epsilon; false-failure rate 1e-3 in
+    all, split equally over the two chi-square tests and the audit.
+    """
+    from dpnn.audit import binned_loss
+
+    epsilon = 1.0
+    bigger = _with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0)
+    laws = [c.exponential_label_probabilities(c._knn_counts(p, l, CENTRE, 8, 2)[0].astype(float), epsilon)
+            for p, l in ((TIE_POINTS, TIE_LABELS), bigger)]
+    assert np.max(np.abs(np.log(laws[0]) - np.log(laws[1]))) <= epsilon + 1e-12
+    draws = 200_000
+    counts = []
+    for seed, (p, l) in zip((51, 52), ((TIE_POINTS, TIE_LABELS), bigger)):
+        labels = c.knn_classify_baseline(p, l, np.repeat(CENTRE, draws, axis=0), 8, epsilon * draws,
+                                         np.random.default_rng(seed), n_labels=2)
+        counts.append(np.bincount(labels, minlength=2))
+    for observed, law in zip(counts, laws):
+        assert stats.chisquare(observed, law * draws).pvalue > FALSE_ALARM / 3
+    assert binned_loss(*counts, false_alarm=FALSE_ALARM / 3).lower_bound <= epsilon
+
+
+PRIVATE_ENTRY_POINTS = {
+    "rn_classify_laplace": lambda p, l, rng: c.rn_classify_laplace(p, l, [0.5, 0.5], 0.3, 1.0, rng, n_labels=2),
+    "rn_classify_exponential": lambda p, l, rng: c.rn_classify_exponential(p, l, [0.5, 0.5], 0.3, 1.0, rng,
+                                                                           n_labels=2),
+    "rn_classify_batch": lambda p, l, rng: c.rn_classify_batch(p, l, [[0.5, 0.5], [0.2, 0.9]], 0.3, 1.0, rng,
+                                                               n_labels=2).labels,
+    "rn_classify_baseline": lambda p, l, rng: c.rn_classify_baseline(p, l, [[0.5, 0.5], [0.2, 0.9]], 0.3, 1.0,
+                                                                     rng, n_labels=2).labels,
+    "knn_classify_baseline": lambda p, l, rng: c.knn_classify_baseline(p, l, [[0.5, 0.5]], 3, 1.0, rng,
+                                                                       n_labels=2),
+    "knn_classify_private interactive": lambda p, l, rng: c.knn_classify_private(
+        p, l, [[0.5, 0.5], [0.2, 0.9]], 3, 1.0, rng, n_labels=2)[0],
+    "knn_classify_private noninteractive": lambda p, l, rng: c.knn_classify_private(
+        p, l, [[0.5, 0.5], [0.2, 0.9]], 3, 1.0, rng, n_labels=2, conversion="noninteractive")[0],
+    "convert_interactive": lambda p, l, rng: c.convert_interactive(p, [[0.5, 0.5]], 3, 1.0, rng),
+    "private_uniform_grid": lambda p, l, rng: c.private_uniform_grid(p, 1.0, rng).counts,
+}
+
+
+@pytest.mark.parametrize("name", PRIVATE_ENTRY_POINTS)
+@pytest.mark.parametrize("size", [0, 1])
+def test_private_entry_points_answer_on_empty_and_one_record_data(name, size):
+    # Old code: ValueError "points must not be empty" on D = {}, which reveals |D| = 0.
+    points, labels = np.array([[0.3, 0.4]])[:size].reshape(size, 2), np.array([1])[:size]
+    answer = np.asarray(PRIVATE_ENTRY_POINTS[name](points, labels, np.random.default_rng(60)))
+    assert answer.size and np.all(np.isfinite(answer))
+
+
+def test_empty_data_keeps_its_public_checks():
+    with pytest.raises(ValueError, match="points must be a 1-D or 2-D array"):
+        c.knn_classify_baseline(np.zeros((0, 2, 2)), np.zeros(0, int), [[0.5, 0.5]], 3, 1.0, 0, n_labels=2)
+    with pytest.raises(ValueError, match="queries must have 2 columns"):
+        c.knn_classify_baseline(np.zeros((0, 2)), np.zeros(0, int), [[0.5, 0.5, 0.5]], 3, 1.0, 0, n_labels=2)
+    with pytest.raises(ValueError, match="labels must have one entry per training point"):
+        c.knn_classify_baseline(np.zeros((0, 2)), np.zeros(1, int), [[0.5, 0.5]], 3, 1.0, 0, n_labels=2)

@@ -827,3 +827,31 @@ def test_true_counts_match_brute_force_with_ties_and_small_chunks():
 def test_true_counts_reject_bad_chunk():
     with pytest.raises(ValueError, match="chunk must be an integer >= 1"):
         psd.true_counts([[0.5, 0.5]], UNIT, chunk=0)
+
+
+# --- a private dataset's size is private: every private entry point answers on D = {} ------------
+
+BOX = (0.0, 0.0, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("name", psd.PSD_NAMES)
+@pytest.mark.parametrize("size", [0, 1])
+def test_every_psd_builder_answers_on_empty_and_one_record_data(name, size):
+    # Old code: ValueError "points must not be empty" on D = {}, which reveals |D| = 0.
+    points = np.array([[0.3, 0.4]])[:size].reshape(size, 2)
+    tree = psd.build_psd(name, points, BOX, 4, 1.0, np.random.default_rng(70))
+    answer = psd.range_query(tree, np.array([[0.0, 0.0, 0.5, 0.5], [0.2, 0.2, 1.0, 1.0]]))
+    assert answer.shape == (2,) and np.all(np.isfinite(answer))
+
+
+@pytest.mark.parametrize("size", [0, 1])
+def test_private_medians_answer_on_empty_and_one_record_data(size):
+    values = np.array([0.3])[:size]
+    rng = np.random.default_rng(71)
+    for median in (psd.em_median(values, 0.0, 1.0, 1.0, rng), psd.ss_median(values, 0.0, 1.0, 0.5, 1e-4, rng),
+                   psd.noisy_mean_median(values, 0.0, 1.0, 1.0, rng),
+                   psd.cell_median(values, 0.0, 1.0, 1.0, 0.01, rng)):
+        assert 0.0 <= median <= 1.0
+    for method in ("em", "ss", "noisymean", "cell"):
+        study = psd.median_study(values, 0.0, 1.0, 3, 0.5, method, rng, cell_length=0.01)
+        assert len(study) == 3 and np.all(np.isfinite(study["rank_error"]))

@@ -90,3 +90,13 @@ def test_planar_radius_p_out_of_range():
 def test_overflowing_scale_is_rejected():
     with pytest.raises(ValueError, match=r"epsilon / \(2 \* sensitivity\) must be finite"):
         m.exponential([[0.0, 1.0]], 1e300, 1e-300, RNG)
+
+
+def test_finite_array_allows_an_empty_private_dataset_only_when_asked():
+    from dpnn._validation import finite_array
+
+    with pytest.raises(ValueError, match="points must not be empty"):
+        finite_array(np.zeros((0, 2)), "points", ndim=(2,))
+    assert finite_array(np.zeros((0, 2)), "points", ndim=(2,), allow_empty=True).shape == (0, 2)
+    with pytest.raises(ValueError, match="points must be a 2-D array"):  # the public shape is still checked
+        finite_array(np.zeros((0, 2, 2)), "points", ndim=(2,), allow_empty=True)

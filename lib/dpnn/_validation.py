@@ -52,10 +52,14 @@ def positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def finite_array(values, name: str, ndim: tuple[int, ...] | None = None) -> np.ndarray:
-    """Return ``values`` as a non-empty float array with no NaN or infinity.
+def finite_array(values, name: str, ndim: tuple[int, ...] | None = None, allow_empty: bool = False) -> np.ndarray:
+    """Return ``values`` as a float array with no NaN or infinity, non-empty unless ``allow_empty``.
 
     ``ndim`` lists the accepted numbers of dimensions (``None`` accepts any).
+    ``allow_empty=True`` is for a private dataset: its size is private, so a
+    private function must answer on zero records rather than raise (a raise that
+    one record more or less turns on or off would itself reveal the data). Its
+    dimension, dtype and domain are public and are still checked.
     """
     try:
         array = np.asarray(values, dtype=float)
@@ -64,7 +68,7 @@ def finite_array(values, name: str, ndim: tuple[int, ...] | None = None) -> np.n
     if ndim is not None and array.ndim not in ndim:
         allowed = " or ".join(f"{d}-D" for d in ndim)
         raise ValueError(f"{name} must be a {allowed} array, got shape {array.shape}")
-    if array.size == 0:
+    if array.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or infinity)")

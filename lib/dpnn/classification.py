@@ -74,17 +74,28 @@ SIZE_SHARE = 0.05
 
 # --------------------------------------------------------------------------- inputs
 
-def _training(points, labels, n_labels):
-    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0, n_labels)."""
-    points = finite_array(points, "points", ndim=(1, 2))
+def _private_points(points, ndim=(2,)):
+    """The private training points as an (n, d) array in [0, 1]^d; n = 0 is allowed.
+
+    |D| is private, so zero records is an answerable dataset, not an error; the
+    dimension d (from the array's shape, e.g. (0, d)) and the domain are public
+    and checked.
+    """
+    points = finite_array(points, "points", ndim=ndim, allow_empty=True)
     points = points[:, None] if points.ndim == 1 else points
-    if points.min() < 0 or points.max() > 1:
+    if points.size and (points.min() < 0 or points.max() > 1):
         raise ValueError("points must lie in the unit cube [0, 1]^d (scale the features first)")
+    return points
+
+
+def _training(points, labels, n_labels):
+    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0, n_labels); n may be 0."""
+    points = _private_points(points, ndim=(1, 2))
     n_labels = positive_int(n_labels, "n_labels", minimum=2)
     labels = np.asarray(labels)
     if labels.shape != (points.shape[0],):
         raise ValueError(f"labels must have one entry per training point ({points.shape[0]}), got shape {labels.shape}")
-    if not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= n_labels:
+    if labels.size and (not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= n_labels):
         raise ValueError(f"labels must be integers in [0, n_labels) = [0, {n_labels})")
     return points, labels.astype(np.intp), n_labels
 
@@ -433,7 +444,7 @@ def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10
     candidate holding the most points). Refusing such a k would be a
     deterministic distinguisher of ``|D| < k``.
     """
-    points = finite_array(points, "points", ndim=(2,))
+    points = _private_points(points)
     queries = _queries(queries, points.shape[1])
     k = _k_values(k, queries.shape[0])
     epsilon_hat = positive_finite(epsilon_hat, "epsilon_hat")
@@ -491,9 +502,7 @@ def private_uniform_grid(points, epsilon, rng, *, size_share=SIZE_SHARE, c=10.0,
     the rest goes to ``Lap(1 / ((1 - size_share) epsilon))`` on every cell count
     (one instance lies in one cell: sensitivity 1, parallel composition over cells).
     """
-    points = finite_array(points, "points", ndim=(2,))
-    if points.min() < 0 or points.max() > 1:
-        raise ValueError("points must lie in the unit cube [0, 1]^d (scale the features first)")
+    points = _private_points(points)
     epsilon = positive_finite(epsilon, "epsilon")
     size_share = probability_open(size_share, "size_share")
     rng = generator(rng)
@@ -636,16 +645,45 @@ def knn_radii(points, queries, k):
     return distance[np.arange(queries.shape[0]), k - 1]
 
 
-def _knn_counts(points, labels, queries, k, n_labels):
+def _record_order(points, labels):
+    """Rank of each record in a fixed, data-independent total order: by coordinates, then label.
+
+    Whether record a precedes record b depends on a and b alone, never on the
+    rest of the dataset; only exact duplicates (same coordinates and label) tie,
+    and those are interchangeable.
+    """
+    keys = (labels,) + tuple(points[:, j] for j in range(points.shape[1] - 1, -1, -1))
+    rank = np.empty(len(labels), dtype=np.intp)
+    rank[np.lexsort(keys)] = np.arange(len(labels))
+    return rank
+
+
+def _knn_counts(points, labels, queries, k, n_labels, chunk=1 << 22):
     """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels).
 
-    When ``|D| < k`` the k nearest are all of ``D`` (the counts sum to |D|).
+    "Nearest" is a total order on records: by distance to the query, ties broken
+    by :func:`_record_order` (coordinates, then label). Under any such order,
+    adding one record to D changes the k nearest by at most one record in and one
+    out, so every label count moves by at most 1 (the sensitivity Alg. 4 assumes).
+    ``cKDTree.query`` breaks distance ties by the tree's layout, which depends on
+    the whole dataset: one added record could then swap several tied records and
+    move a count by more than 1. When ``|D| < k`` the k nearest are all of ``D``
+    (the counts sum to |D|); with ``|D| = 0`` every count is 0.
     """
-    k = min(int(k), points.shape[0])
-    _, index = cKDTree(points).query(queries, k=k)
-    index = index.reshape(queries.shape[0], k)
-    counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
-    np.add.at(counts, (np.repeat(np.arange(queries.shape[0]), k), labels[index].ravel()), 1)
+    n, m = points.shape[0], queries.shape[0]
+    counts = np.zeros((m, n_labels), dtype=np.int64)
+    k = min(int(k), n)
+    if k == 0:
+        return counts
+    rank = _record_order(points, labels)
+    rows = max(1, chunk // (n * points.shape[1]))  # bound the (rows, n, d) difference block
+    # Each distance is summed over the d coordinates of one pair only (no matrix product, whose
+    # rounding could depend on the other records), so a record's place in the order is its own.
+    for start in range(0, m, rows):
+        block = queries[start:start + rows]
+        distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+        order = np.lexsort((np.broadcast_to(rank, distance.shape), distance), axis=-1)[:, :k]
+        np.add.at(counts, (np.repeat(np.arange(start, start + len(block)), k), labels[order].ravel()), 1)
     return counts
 
 
@@ -840,20 +878,12 @@ def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, 
 
 
 def diffprivlib_models():
-    """diffprivlib's ``LogisticRegression`` and ``GaussianNB`` (IBM; pinned as diffprivlib-fix 0.6.7).
+    """diffprivlib's ``LogisticRegression`` and ``GaussianNB`` (IBM's official package, 0.6.6).
 
-    IBM's last release, diffprivlib 0.6.6, fails with scikit-learn 1.9 (its
-    LogisticRegression passes the removed ``multi_class`` argument);
-    diffprivlib-fix 0.6.7 is that code with the fix. Its random-forest module
-    still imports two dtype constants scikit-learn no longer exports from
-    ``sklearn.tree._tree``; we define them (only if missing) before the import.
-    The forest module is not used here.
+    diffprivlib 0.6.6 passes ``multi_class`` to scikit-learn's
+    ``LogisticRegression``, which scikit-learn 1.8 removed; that is why
+    scikit-learn is pinned to 1.7.2 (the README says so).
     """
-    import sklearn.tree._tree as tree_module
-
-    for name, value in (("DOUBLE", np.float64), ("DTYPE", np.float32)):
-        if not hasattr(tree_module, name):
-            setattr(tree_module, name, value)
     from diffprivlib.models import GaussianNB, LogisticRegression
 
     return LogisticRegression, GaussianNB

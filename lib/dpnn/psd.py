@@ -216,7 +216,8 @@ def _box(box):
 
 
 def _points_in(points, box):
-    points = finite_array(points, "points", ndim=(2,))
+    """The private points, (n, 2) inside ``box``; n = 0 is allowed (|D| is private, the box is public)."""
+    points = finite_array(points, "points", ndim=(2,), allow_empty=True)
     if points.shape[1] != 2:
         raise ValueError(f"points must have 2 columns, got shape {points.shape}")
     outside = ((points[:, 0] < box[0]) | (points[:, 0] > box[2])
@@ -743,8 +744,9 @@ def _interval(lo, hi):
 
 
 def _values_in(values, lo, hi):
-    values = np.sort(finite_array(values, "values", ndim=(1,)))
-    if values[0] < lo or values[-1] > hi:
+    """The private values, sorted, inside [lo, hi]; none at all is allowed (|D| is private)."""
+    values = np.sort(finite_array(values, "values", ndim=(1,), allow_empty=True))
+    if values.size and (values[0] < lo or values[-1] > hi):
         raise ValueError(f"values must lie in [lo, hi] = [{lo}, {hi}]")
     return values
 
@@ -843,7 +845,9 @@ def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
     """
     sigma = smooth_sensitivity_median(values, lo, hi, epsilon, delta)
     x = np.sort(np.asarray(values, dtype=float))
-    noisy = x[(len(x) + 1) // 2 - 1] + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
+    # x_m with m = ceil(n/2) and Def. 4's padding x_0 = lo: on no data at all the centre is lo.
+    median = x[(len(x) + 1) // 2 - 1] if len(x) else _interval(lo, hi)[0]
+    noisy = median + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
     return float(np.clip(noisy, *_interval(lo, hi)))
 
 
@@ -1390,8 +1394,9 @@ def median_study(values, lo, hi, depth, epsilon, method, rng, sample=None, delta
     :func:`cell_median`); ``sample`` is the Poisson rate
     of Thm 7 (SS and EM only). The rank error of a node's median ``m`` is
     ``|rank(m) - n/2| / (n/2)``, 1 (100%) when ``m`` leaves ``[x_1, x_n]``; the
-    study reports its mean over the nodes of each depth and the seconds spent.
-    Returns a DataFrame with columns depth, rank_error, seconds.
+    study reports its mean over the non-empty nodes of each depth (0 when no node holds a
+    record, e.g. on empty data, which the private medians answer on like any other) and
+    the seconds spent. Returns a DataFrame with columns depth, rank_error, seconds.
     """
     import time
 
@@ -1446,7 +1451,8 @@ def _rank_error(values, segment, m):
     np.maximum.at(last, segment, values)
     error = np.abs(below - n / 2) / np.maximum(n / 2, 0.5)
     error = np.where((m < first) | (m > last), 1.0, np.minimum(error, 1.0))
-    return float(error[n > 0].mean())
+    # With no records no node has a rank to miss: the mean over no nodes is reported as 0.
+    return float(error[n > 0].mean()) if np.any(n > 0) else 0.0
 
 
 # --- the PSD comparison (§VIII-B, Figs. 5-7) -------------------------------------------------------
