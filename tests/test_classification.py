@@ -451,11 +451,16 @@ def test_private_knn_is_reproducible_and_accurate_at_large_epsilon():
                                        n_labels=2, conversion=conversion)
         np.testing.assert_array_equal(first[0], again[0])
         np.testing.assert_array_equal(first[1], again[1])
-        assert np.mean(first[0] == truth) >= 0.9
+        # Over 60 independent seeds the accuracy here averaged 0.968 (sd 0.023) interactive and 0.991
+        # (sd 0.011) non-interactive: 0.88 is 3.8 sd below the lower, a false-failure rate under 1e-4
+        # per conversion in the normal approximation.
+        assert np.mean(first[0] == truth) >= 0.88
 
 
 def test_proposed_beats_baseline_on_moons_at_epsilon_one():
-    # The acceptance check on a smaller scale: 2 folds, 100 instances.
+    # The acceptance check on a smaller scale: 2 folds, 100 instances. The claim is the paper's and
+    # is tested as the notebook states it (gap larger than both 95% half-widths); deterministic given
+    # the seed, so this pins the notebook's comparison rather than a rate.
     points, labels = data.classification_dataset("moons")
     table = c.rn_study(points, labels, 2, [1.0], [100], 2, 2, np.random.default_rng(22))
     summary = c.summarize(table, ["method"]).set_index("method")
@@ -493,6 +498,9 @@ def test_conversion_metrics_exact_values():
 def test_diffprivlib_models_import_and_fit():
     LogisticRegression, GaussianNB = c.diffprivlib_models()
     points, labels = _two_clusters(np.random.default_rng(23), 1000)
+    # Over 60 seeds at epsilon = 5: naive Bayes scored 0.991 (sd 0.009), logistic regression 0.993
+    # (sd 0.004); the thresholds sit 20 and 98 sd below (false-failure rate far below 1e-6): this
+    # checks that the official package imports, fits and predicts, not its accuracy.
     model = GaussianNB(epsilon=5.0, bounds=(np.zeros(2), np.ones(2)), random_state=0).fit(points, labels)
     assert model.score(points, labels) > 0.8
     assert LogisticRegression(epsilon=5.0, data_norm=math.sqrt(2), random_state=0).fit(points, labels).score(

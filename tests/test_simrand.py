@@ -168,11 +168,16 @@ def test_simrand_flips_are_epsilon_dp_empirically():
         out = s.flip_bits(np.tile(bits, (n, 1)), epsilon, big_k, rng)
         return np.bincount(out.astype(int) @ weights, minlength=2**k)
 
+    # Three checks share the false-failure rate FALSE_ALARM (Bonferroni, a third each): the audit's
+    # lower bound stays <= epsilon; the bin where the loss is exactly epsilon is estimated within its
+    # z-standard errors; the negative control (2K bits, loss 2 epsilon) is caught.
     c_base = counts(base)
-    loss = binned_loss(c_base, counts(near), FALSE_ALARM)
+    loss = binned_loss(c_base, counts(near), FALSE_ALARM / 3)
     assert loss.lower_bound <= epsilon
-    assert loss.estimate == pytest.approx(epsilon, abs=0.1)
-    control = binned_loss(c_base, counts(far), FALSE_ALARM)
+    worst = np.argmax(np.abs(loss.log_ratio))
+    z = stats.norm.isf(FALSE_ALARM / 6 / len(loss.bins))
+    assert abs(np.abs(loss.log_ratio[worst]) - epsilon) < z * loss.standard_error[worst]
+    control = binned_loss(c_base, counts(far), FALSE_ALARM / 3)
     assert control.lower_bound > epsilon
 
 
@@ -446,7 +451,9 @@ def test_recall_table_shape_and_extremes():
     assert len(table) == 2 * 2 * 2
     assert set(table.method) == {"SimRand", "Gaussian RP"}
     assert table.recall.between(0, 1).all() and (table.se >= 0).all()
-    # epsilon = 1e6, alpha = 0.01: almost no noise, and 2048 projected dimensions distort little
+    # epsilon = 1e6, alpha = 0.01: almost no noise, and 2048 projected dimensions distort little.
+    # Deterministic given the seed; the threshold 0.9 is far below the recall the noiseless
+    # projection reaches (1.0 here), so this checks the wiring, not a rate.
     best = table[(table.method == "Gaussian RP") & (table.epsilon == 1e6) & (table["alpha/pi"] < 0.1)]
     assert best.recall.iloc[0] > 0.9
     with pytest.raises(ValueError, match="n_queries"):
@@ -459,5 +466,9 @@ def test_estimator_study_matches_its_parts():
     table = sr.estimator_study(1.0, [32, 64], [2.0, 8.0], np.pi / 4, 1e-5, 2000, np.random.default_rng(0))
     assert list(table["k"]) == [32, 32, 64, 64] and list(table["epsilon"]) == [2.0, 8.0, 2.0, 8.0]
     assert table["K"].iloc[0] == sr.sensitivity_bound(32, np.pi / 4, 1e-5)
-    assert np.all(np.abs(table["mean"] - 1.0) < 4 * table["se"])  # unbiased
-    assert np.all(np.abs(table["std"] / table["std_theory"] - 1) < 0.1)
+    # Unbiased: four means, each within z standard errors (z for FALSE_ALARM / 8 two-sided per mean).
+    z = stats.norm.isf(FALSE_ALARM / 2 / 4 / 2)
+    assert np.all(np.abs(table["mean"] - 1.0) < z * table["se"])
+    # The sample std of 2000 trials has relative standard error about 1/sqrt(2 (2000 - 1)) = 0.0158
+    # (normal approximation); z of the other half of FALSE_ALARM over four cases.
+    assert np.all(np.abs(table["std"] / table["std_theory"] - 1) < z / math.sqrt(2 * 1999))
