@@ -659,3 +659,17 @@ def test_empty_data_keeps_its_public_checks():
         c.knn_classify_baseline(np.zeros((0, 2)), np.zeros(0, int), [[0.5, 0.5, 0.5]], 3, 1.0, 0, n_labels=2)
     with pytest.raises(ValueError, match="labels must have one entry per training point"):
         c.knn_classify_baseline(np.zeros((0, 2)), np.zeros(1, int), [[0.5, 0.5]], 3, 1.0, 0, n_labels=2)
+
+
+def test_ball_counts_equal_ckdtree_counts_for_every_candidate_radius():
+    from scipy.spatial import cKDTree
+
+    rng = np.random.default_rng(80)
+    for d in (1, 2, 13, 64):
+        points, queries = rng.random((300, d)), rng.random((40, d))
+        radii = rng.uniform(0.05, 1.5, (40, 10)) * math.sqrt(d)
+        tree = cKDTree(points)
+        expected = np.stack([tree.query_ball_point(queries, radii[:, j], return_length=True)
+                             for j in range(10)], axis=1)
+        np.testing.assert_array_equal(c._ball_counts(points, queries, radii), expected)
+    assert c._ball_counts(np.zeros((0, 3)), rng.random((4, 3)), np.ones((4, 2))).tolist() == [[0, 0]] * 4

@@ -452,13 +452,41 @@ def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10
     rng = generator(rng)
     n_estimate = noisy_size(points.shape[0], size_share * epsilon_hat, rng)
     candidates = interactive_candidates(r_unif(k, n_estimate, points.shape[1]), n_candidates)
-    tree = cKDTree(points)
-    totals = np.stack([tree.query_ball_point(queries, candidates[:, j], return_length=True)
-                       for j in range(candidates.shape[1])], axis=1)
+    totals = _ball_counts(points, queries, candidates)
     utilities = -np.abs(totals - k[:, None])
     epsilon_each = (1.0 - size_share) * epsilon_hat / queries.shape[0]
     chosen = mechanisms.exponential(utilities, epsilon_each, 1.0, rng)
     return candidates[np.arange(queries.shape[0]), chosen]
+
+
+#: Up to this dimension ball counts use a k-d tree; above it, one distance row per test instance.
+_TREE_DIMENSIONS = 8
+
+
+def _ball_counts(points, queries, radii, chunk=1 << 22):
+    """``(m, c)`` exact counts of points within distance ``radii[i, j]`` (closed ball) of ``queries[i]``.
+
+    In few dimensions a k-d tree answers each radius quickly. Above
+    ``_TREE_DIMENSIONS``, one distance row per test instance answers all its candidate
+    radii at once (a ``query_ball_point`` per radius rescans the data, which in 64
+    dimensions with radii near the diameter is a full scan each time). Each distance is summed over one
+    pair's coordinates only, so whether a record is inside a ball never depends on
+    the other records: a count still changes by at most 1 per added record.
+    """
+    n, d = points.shape
+    totals = np.zeros(radii.shape, dtype=np.int64)
+    if n == 0:
+        return totals
+    if d <= _TREE_DIMENSIONS:  # a k-d tree prunes well in few dimensions: one ball query per radius
+        tree = cKDTree(points)
+        return np.stack([tree.query_ball_point(queries, radii[:, j], return_length=True)
+                         for j in range(radii.shape[1])], axis=1).astype(np.int64)
+    rows = max(1, chunk // (n * max(d, radii.shape[1])))
+    for start in range(0, queries.shape[0], rows):
+        block = queries[start:start + rows]
+        distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+        totals[start:start + rows] = (distance[:, :, None] <= radii[start:start + rows, None, :]).sum(axis=1)
+    return totals
 
 
 def grid_size(n_estimate, epsilon, dimension, *, c=10.0, max_cells=2**20):
