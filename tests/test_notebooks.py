@@ -75,7 +75,7 @@ def test_unknown_notebook_is_a_clear_error():
 
 
 def test_unknown_parameter_is_a_clear_error():
-    with pytest.raises(runner.RunError, match=r"unknown parameter\(s\) \['no_such'\]; valid parameters"):
+    with pytest.raises(runner.RunError, match=r"unknown parameter\(s\) \['no_such'\] for notebook\(s\) \['01_dp_primer'\]; valid parameters"):
         runner.run("ci", ["01_dp_primer"], {"no_such": 1})
 
 

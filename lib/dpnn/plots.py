@@ -48,11 +48,16 @@ def use_style() -> None:
 
 
 def figures_dir() -> Path:
-    """Where :func:`save` writes: ``$DPNN_FIGURES_DIR`` if set, else ``figures/`` of the checkout."""
+    """Where :func:`save` writes: ``$DPNN_FIGURES_DIR`` if set, else ``build/interactive/figures``.
+
+    The runner sets ``$DPNN_FIGURES_DIR`` (the committed ``figures/`` only for a plain
+    default run); a JupyterLab session or papermill's own command line leaves it unset
+    and so writes to the git-ignored ``build/``, never over the committed figures.
+    """
     configured = os.environ.get("DPNN_FIGURES_DIR")
     if configured:
         return Path(configured)
-    return Path(__file__).resolve().parents[2] / "figures"
+    return Path(__file__).resolve().parents[2] / "build" / "interactive" / "figures"
 
 
 def save(fig, name: str) -> Path:
@@ -66,7 +71,9 @@ def save(fig, name: str) -> Path:
     directory = figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
-    fig.savefig(path, metadata={"Software": None})
+    partial = directory / f".{name}.png.partial"
+    fig.savefig(partial, format="png", metadata={"Software": None})
+    os.replace(partial, path)  # a reader (or an interrupted run) never sees half a PNG
     return path
 
 

@@ -5,16 +5,23 @@
 Profiles live in ``notebooks/profiles.yml``: ``ci`` (seconds), ``default``
 (the seminar size; the stored outputs and committed figures come from it) and
 ``thesis`` (the sizes of the thesis). Executed copies go to
-``build/<profile>/``; figures to ``figures/`` (``default``),
-``figures/thesis/`` (``thesis``) or ``build/<profile>/figures/`` (any other).
-``--store`` (default profile only) writes the executed notebooks back to
-``notebooks/`` as their stored outputs.
+``build/<profile>/``. Figures go to the committed ``figures/`` only from a plain
+default run (no ``-p``), to ``figures/thesis/`` (git-ignored) from a plain thesis
+run, and to ``build/<profile>/figures/`` from any other run; ``$DPNN_FIGURES_DIR``,
+if set, wins. ``--store`` (default profile only) writes the executed notebooks back
+to ``notebooks/`` as their stored outputs.
+
+Nothing is half-written: each notebook runs into a temporary file and its figures
+into a staging folder; only when it succeeds are both moved into place, so a failed
+or interrupted run keeps the last good copies.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -76,29 +83,95 @@ def notebook_defaults(path: Path) -> dict:
     return {name: parse_value(info["default"]) for name, info in declared.items()}
 
 
-def catalog(root: Path | None = None) -> list[dict]:
-    """One row per notebook: its name, title, parameters and the figures it saves.
+def notebook_types(path: Path) -> dict:
+    """The annotated type of each parameter (``name: type = value``): ``"int"``, ``"float"``, ..."""
+    return {name: info["inferred_type_name"] for name, info in papermill.inspect_notebook(str(path)).items()}
 
-    Figures are read from the ``plots.save(fig, "name")`` calls in the notebook's code.
+
+def coerce(value, type_name: str, parameter: str, notebook: str):
+    """``value`` as the parameter's annotated type, or a RunError naming the parameter and its type.
+
+    ``1e4`` is the int 10000 for an int parameter (YAML reads it as a float); an int is
+    a float where a float is asked; anything else that does not fit is refused before
+    any kernel starts.
+    """
+    def refuse():
+        return RunError(f"parameter {parameter!r} of {notebook} is a {type_name}; got {value!r}")
+
+    if type_name == "int":
+        if isinstance(value, bool):
+            raise refuse()
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if not isinstance(value, int):
+            raise refuse()
+    elif type_name == "float":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise refuse()
+        return float(value)
+    elif type_name == "bool" and not isinstance(value, bool):
+        raise refuse()
+    elif type_name == "str" and not isinstance(value, str):
+        raise refuse()
+    elif type_name == "list" and not isinstance(value, list):
+        raise refuse()
+    return value
+
+
+def _figure_names(code: str) -> tuple[set, list]:
+    """String literals and f-string patterns (as regular expressions) in a notebook's code."""
+    import ast
+    import re
+
+    literals, patterns = set(), []
+    for cell in code:
+        try:
+            tree = ast.parse(cell)
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
+                    and len(node.values[0].value) >= 4:  # a figure name starts with a fixed prefix
+                parts = [re.escape(v.value) if isinstance(v, ast.Constant) else ".+" for v in node.values]
+                patterns.append(re.compile("".join(parts)))
+    return literals, patterns
+
+
+def catalog(root: Path | None = None) -> list[dict]:
+    """One row per notebook: its name, title, parameters and the figures it writes.
+
+    A notebook's figures are the ``plots.save`` names in its code, plus every PNG of the
+    committed ``figures/`` whose name is a string in the code or matches one of its
+    f-strings (``f"thesis_fig{number}_basic_dis_geo_{d}d"``), so names built at run time
+    are listed too.
     """
     import re
 
     root = root or repository_root()
+    committed = sorted(p.stem for p in (root / "figures").glob("*.png"))
     rows = []
     for path in notebook_paths(root):
         nb = nbformat.read(path, as_version=4)
         title = nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if nb.cells else ""
-        code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+        code = [c.source for c in nb.cells if c.cell_type == "code"]
+        saved = re.findall(r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", "\n".join(code))
+        literals, patterns = _figure_names(code)
+        found = {name for name in committed if name in literals or any(p.fullmatch(name) for p in patterns)}
         rows.append({
             "notebook": path.name,
             "title": title,
             "parameters": sorted(notebook_defaults(path)),
-            "figures": re.findall(r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", code),
+            "figures": sorted(found | set(saved)),
         })
     return rows
 
 
-def figures_dir_for(root: Path, profile: str) -> Path:
+def figures_dir_for(root: Path, profile: str, overridden: bool = False) -> Path:
+    """Where a run's figures go: the committed ``figures/`` only for a plain default run."""
+    if overridden:
+        return root / "build" / profile / "figures"
     if profile == "default":
         return root / "figures"
     if profile == "thesis":
@@ -106,7 +179,8 @@ def figures_dir_for(root: Path, profile: str) -> Path:
     return root / "build" / profile / "figures"
 
 
-def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, notebook: str) -> dict:
+def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, notebook: str,
+                       types: dict | None = None) -> dict:
     """Merge profile values and ``-p`` overrides; keep only values that differ from the defaults.
 
     A notebook run with its own defaults gets no injected cell, so its executed
@@ -119,6 +193,8 @@ def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, no
             f"valid: {sorted(defaults)}"
         )
     merged = {**profile_params, **{k: v for k, v in overrides.items() if k in defaults}}
+    if types:
+        merged = {k: coerce(v, types.get(k, "None"), k, notebook) for k, v in merged.items()}
     return {k: v for k, v in merged.items() if defaults[k] != v}
 
 
@@ -128,13 +204,19 @@ def ensure_kernel() -> None:
 
     try:
         spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)
-        if Path(spec.resource_dir).resolve().is_relative_to(Path(sys.prefix).resolve()):
+        if Path(spec.resource_dir).resolve().is_relative_to(Path(sys.prefix).resolve()) \
+                and "--IPKernelApp.log_level=ERROR" in spec.argv:
             return
     except NoSuchKernel:
         pass
     from ipykernel.kernelspec import install
 
-    install(kernel_name=KERNEL_NAME, display_name="Python (dpnn .venv)", prefix=sys.prefix)
+    path = Path(install(kernel_name=KERNEL_NAME, display_name="Python (dpnn .venv)", prefix=sys.prefix))
+    # The kernel's start-up warning about unencrypted local TCP would print once per notebook.
+    spec = json.loads((path / "kernel.json").read_text())
+    spec["argv"] = [a for a in spec["argv"] if not a.startswith("--IPKernelApp.log_level")]
+    spec["argv"].append("--IPKernelApp.log_level=ERROR")
+    (path / "kernel.json").write_text(json.dumps(spec, indent=1))
 
 
 def strip_run_metadata(path: Path) -> None:
@@ -147,9 +229,54 @@ def strip_run_metadata(path: Path) -> None:
     nbformat.write(nb, path)
 
 
+def _replace_figures(staging: Path, destination: Path) -> list[Path]:
+    """Move every figure a notebook staged into ``destination`` (one rename each)."""
+    destination.mkdir(parents=True, exist_ok=True)
+    moved = []
+    for figure in sorted(staging.glob("*")):
+        os.replace(figure, destination / figure.name)
+        moved.append(destination / figure.name)
+    return moved
+
+
+def _execute(source: Path, target: Path, parameters: dict, figures: Path, staging_root: Path,
+             inline_figures: bool = True) -> None:
+    """Run ``source`` into ``target`` and its figures into ``figures``, both only on success.
+
+    ``inline_figures=False`` (the ``ci`` smoke profile) gives the kernel matplotlib's Agg
+    backend: figures are still drawn and saved, but not rendered a second time inline.
+    """
+    staging = staging_root / source.stem
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    partial = target.with_name(f".{target.stem}.partial.ipynb")
+    previous = {key: os.environ.get(key) for key in ("DPNN_FIGURES_DIR", "MPLBACKEND")}
+    os.environ["DPNN_FIGURES_DIR"] = str(staging)  # the kernel inherits it
+    if not inline_figures:
+        os.environ["MPLBACKEND"] = "agg"
+    try:
+        papermill.execute_notebook(str(source), str(partial), parameters=parameters,
+                                   kernel_name=KERNEL_NAME, cwd=str(source.parent), progress_bar=False)
+        strip_run_metadata(partial)
+        os.replace(partial, target)
+        _replace_figures(staging, figures)
+    finally:
+        for key, value in previous.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        partial.unlink(missing_ok=True)
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         output_dir: Path | None = None, figures_dir: Path | None = None) -> list[Path]:
-    """Execute the selected notebooks (all if none) under ``profile``; return the executed copies."""
+    """Execute the selected notebooks (all if none) under ``profile``; return the executed copies.
+
+    Figures go to ``figures_dir`` if given, else ``$DPNN_FIGURES_DIR`` if set, else
+    :func:`figures_dir_for` (the committed ``figures/`` only for a plain default run).
+    """
     root = repository_root()
     profiles = load_profiles(root)
     if profile not in profiles:
@@ -163,18 +290,22 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         raise RunError(f"unknown notebook(s) {missing}; valid notebooks: {sorted(available)}")
 
     defaults = {n: notebook_defaults(available[n]) for n in names}
+    types = {n: notebook_types(available[n]) for n in names}
     unknown = sorted(k for k in overrides if not any(k in defaults[n] for n in names))
     if unknown:
         valid = {n: sorted(d) for n, d in defaults.items()}
-        raise RunError(f"unknown parameter(s) {unknown}; valid parameters per notebook: {valid}")
-    plans = {n: resolve_parameters(profiles[profile].get(n, {}), overrides, defaults[n], n)
+        raise RunError(f"unknown parameter(s) {unknown} for notebook(s) {names}; "
+                       f"valid parameters per notebook: {valid}")
+    plans = {n: resolve_parameters(profiles[profile].get(n, {}), overrides, defaults[n], n, types[n])
              for n in names}
     if store and any(plans.values()):
         raise RunError("--store needs each notebook's own defaults; drop -p or fix profiles.yml")
 
     output_dir = output_dir or root / "build" / profile
     output_dir.mkdir(parents=True, exist_ok=True)
-    os.environ["DPNN_FIGURES_DIR"] = str(figures_dir or figures_dir_for(root, profile))
+    figures = Path(figures_dir or os.environ.get("DPNN_FIGURES_DIR")
+                   or figures_dir_for(root, profile, overridden=bool(overrides)))
+    staging_root = output_dir / ".staging"
     ensure_kernel()
     executed = []
     for name in (bar := tqdm(names, desc=f"notebooks ({profile})", unit="nb")):
@@ -182,21 +313,22 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         target = output_dir / f"{name}.ipynb"
         started = time.perf_counter()
         try:
-            papermill.execute_notebook(
-                str(available[name]), str(target), parameters=plans[name],
-                kernel_name=KERNEL_NAME, cwd=str(available[name].parent), progress_bar=False,
-            )
+            _execute(available[name], target, plans[name], figures, staging_root,
+                     inline_figures=profile != "ci")
         except PapermillExecutionError as error:
             raise RunError(
                 f"notebook {name}.ipynb failed in cell {error.cell_index} "
                 f"(execution count {error.exec_count}): {error.ename}: {error.evalue}\n"
-                f"executed copy with the traceback: {target}"
+                f"nothing of this run of {name} was kept; the last good copy is still {target}"
             ) from None
-        strip_run_metadata(target)
         bar.write(f"{name}: {time.perf_counter() - started:.0f} s")
         if store:
-            available[name].write_bytes(target.read_bytes())
+            stored = available[name].with_name(f".{available[name].name}.partial")
+            stored.write_bytes(target.read_bytes())
+            os.replace(stored, available[name])
         executed.append(target)
+    where = f"executed notebooks in {output_dir}" + (f" (and stored in {root / 'notebooks'})" if store else "")
+    print(f"done: {where}; figures in {figures}")
     return executed
 
 
@@ -212,12 +344,22 @@ def main(argv=None) -> int:
                         help="override a parameter (value parsed as YAML: 0.5, [1, 2], true)")
     parser.add_argument("--store", action="store_true", help="write outputs back to notebooks/ (default profile)")
     parser.add_argument("--output-dir", type=Path, help="where executed copies go (default build/PROFILE)")
+    parser.add_argument("--install-kernel", action="store_true",
+                        help="only register this environment's Jupyter kernel 'dpnn' (e.g. after conda env create)")
     args = parser.parse_args(argv)
+    if args.install_kernel:
+        ensure_kernel()
+        print(f"kernel {KERNEL_NAME!r} registered in {sys.prefix}")
+        return 0
     try:
         run(args.profile, args.notebooks, _parse_overrides(args.parameter), args.store, args.output_dir)
     except RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("interrupted: the notebook that was running was not kept; earlier copies and figures are intact",
+              file=sys.stderr)
+        return 130
     return 0
 
 

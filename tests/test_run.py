@@ -1,0 +1,124 @@
+"""The runner (python -m dpnn.run): safe re-runs, typed parameters, atomic outputs."""
+
+import os
+
+import nbformat
+import pytest
+
+from dpnn import run as runner
+
+SAVE_FIGURE = ("import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
+               "from dpnn import plots\nfig, ax = plt.subplots()\nax.plot([0, x])\nplots.save(fig, 'probe')")
+
+
+def project(root, monkeypatch, *code, name="50_probe", parameters="x: int = 1  # a parameter"):
+    """A one-notebook project at ``root``; DPNN_FIGURES_DIR unset, as for a reader's own run."""
+    (root / "notebooks").mkdir()
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": runner.KERNEL_NAME, "display_name": "dpnn", "language": "python"}
+    cell = nbformat.v4.new_code_cell(parameters)
+    cell.metadata["tags"] = ["parameters"]
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), cell, *map(nbformat.v4.new_code_cell, code)]
+    nbformat.write(nb, root / "notebooks" / f"{name}.ipynb")
+    (root / "notebooks" / "profiles.yml").write_text("ci: {}\ndefault: {}\n")
+    monkeypatch.setenv("DPNN_ROOT", str(root))
+    monkeypatch.delenv("DPNN_FIGURES_DIR", raising=False)
+    return root / "notebooks" / f"{name}.ipynb"
+
+
+def test_a_run_with_parameters_never_writes_the_committed_figures(tmp_path, monkeypatch):
+    # Old runner: `-p` runs of the default profile wrote figures/ (the README's own example did).
+    project(tmp_path, monkeypatch, SAVE_FIGURE)
+    runner.run("default", [], {"x": 2})
+    assert not (tmp_path / "figures").exists()
+    assert (tmp_path / "build" / "default" / "figures" / "probe.png").exists()
+    runner.run("ci", [], {})
+    assert not (tmp_path / "figures").exists() and (tmp_path / "build" / "ci" / "figures" / "probe.png").exists()
+    runner.run("default", [], {})  # only the plain default run reproduces the committed figures
+    assert (tmp_path / "figures" / "probe.png").exists()
+
+
+def test_figures_dir_from_the_environment_is_honoured(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch, SAVE_FIGURE)
+    monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path / "mine"))
+    runner.run("default", [], {})
+    assert (tmp_path / "mine" / "probe.png").exists() and not (tmp_path / "figures").exists()
+
+
+def test_an_interactive_session_writes_outside_the_committed_figures(monkeypatch):
+    from dpnn import plots
+
+    monkeypatch.delenv("DPNN_FIGURES_DIR", raising=False)
+    assert plots.figures_dir().parts[-3:] == ("build", "interactive", "figures")
+
+
+def test_a_failed_run_keeps_the_last_good_copy_and_moves_no_figure(tmp_path, monkeypatch):
+    path = project(tmp_path, monkeypatch, SAVE_FIGURE, "assert x < 5, 'too large'")
+    out, figures = tmp_path / "out", tmp_path / "figs"
+    runner.run("ci", [], {}, output_dir=out, figures_dir=figures)
+    good, good_figure = (out / path.name).read_bytes(), (figures / "probe.png").read_bytes()
+    with pytest.raises(runner.RunError, match="last good copy"):
+        runner.run("ci", [], {"x": 9}, output_dir=out, figures_dir=figures)
+    assert (out / path.name).read_bytes() == good  # not overwritten by the failed run
+    assert (figures / "probe.png").read_bytes() == good_figure  # the failed run's figure was not moved in
+    leftovers = [p for p in tmp_path.rglob("*") if ".partial" in p.name or ".staging" in p.parts]
+    assert not [p for p in leftovers if p.is_file()]
+
+
+def test_values_are_checked_against_the_annotated_types_before_any_kernel_starts(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch, "y = x", parameters="x: int = 1  # count\ne: float = 0.5  # budget")
+    monkeypatch.setattr(runner.papermill, "execute_notebook",
+                        lambda *a, **k: pytest.fail("a kernel was started for a bad value"))
+    with pytest.raises(runner.RunError, match=r"parameter 'e' of 50_probe is a float; got 'abc'"):
+        runner.run("ci", [], {"e": runner.parse_value("abc")})
+    with pytest.raises(runner.RunError, match=r"parameter 'x' of 50_probe is a int; got 10.5"):
+        runner.run("ci", [], {"x": 10.5})
+    with pytest.raises(runner.RunError, match=r"unknown parameter\(s\) \['n'\] for notebook\(s\) \['50_probe'\]"):
+        runner.run("ci", [], {"n": 1})
+
+
+def test_an_int_parameter_given_as_1e4_is_the_int_10000(tmp_path, monkeypatch):
+    # Old runner: passed the float 10000.0, which failed inside the notebook (e.g. as an array size).
+    project(tmp_path, monkeypatch, "import numpy as np\nassert isinstance(x, int)\nz = np.zeros(x)")
+    executed = runner.run("ci", [], {"x": runner.parse_value("1e4")}, output_dir=tmp_path / "out")
+    injected = [c for c in nbformat.read(executed[0], as_version=4).cells
+                if "injected-parameters" in c.metadata.get("tags", [])]
+    assert "x = 10000\n" in injected[0].source + "\n"
+
+
+def test_the_runner_says_where_everything_went(tmp_path, monkeypatch, capsys):
+    project(tmp_path, monkeypatch, SAVE_FIGURE)
+    runner.run("ci", [], {}, output_dir=tmp_path / "out")
+    said = capsys.readouterr().out
+    assert f"executed notebooks in {tmp_path / 'out'}" in said and str(tmp_path / "build" / "ci" / "figures") in said
+
+
+def test_ctrl_c_is_one_line(tmp_path, monkeypatch, capsys):
+    project(tmp_path, monkeypatch, "y = x")
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(runner, "run", interrupted)
+    assert runner.main(["--profile", "ci"]) == 130
+    assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def test_the_kernel_is_registered_quiet_and_on_demand(capsys):
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    assert runner.main(["--install-kernel"]) == 0
+    spec = KernelSpecManager().get_kernel_spec(runner.KERNEL_NAME)
+    assert "--IPKernelApp.log_level=ERROR" in spec.argv
+    assert "registered" in capsys.readouterr().out
+
+
+def test_save_leaves_no_partial_file(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from dpnn import plots
+
+    monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path))
+    fig, _ = plt.subplots()
+    plots.save(fig, "whole")
+    plt.close(fig)
+    assert sorted(os.listdir(tmp_path)) == ["whole.png"]
