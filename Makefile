@@ -1,7 +1,8 @@
 # The companion's commands. Each creates .venv (Python 3.11) and installs the
 # pinned environment first if needed.
 #   make figures [PROFILE=default|ci|thesis]   execute every notebook, write figures/
-#   make test                                  unit, statistical and notebook tests
+#   make test                                  unit, statistical, notebook and book (browser) tests
+#   make book                                  the offline HTML book in build/book/html
 #   make lab | make bench | make notebooks | make clean
 
 PROFILE ?= default
@@ -10,7 +11,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test lab bench notebooks clean install
+.PHONY: figures test lab bench notebooks clean install book browser
 
 install: $(STAMP)
 
@@ -23,8 +24,21 @@ $(STAMP): pyproject.toml constraints.txt
 figures: $(STAMP)
 	$(PY) -m dpnn.run --profile $(PROFILE)
 
-test: $(STAMP)
+# The book's browser test drives Debian's chromium (playwright's own browser download is not used).
+browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    echo "installing chromium (Debian package) for the book's browser test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else \
+	    echo "chromium is missing: run 'sudo apt-get install chromium' (the book's browser test needs it)"; exit 1; \
+	  fi; }
+
+test: $(STAMP) browser
 	$(PY) -m pytest
+
+book: $(STAMP)
+	$(PY) -m dpnn.book
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/

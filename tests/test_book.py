@@ -1,0 +1,165 @@
+"""The offline HTML book, built from the stored outputs and checked page by page in a real browser.
+
+Every page must load without console errors and without any request leaving the disk (a CDN would
+fail offline), every image must load and carry alt text, every formula must be typeset by MathJax
+(no raw ``$...$`` or ``\\(...\\)`` left in the visible text), and every internal link must resolve
+to a file (and an anchor, if it names one). The browser is Debian's chromium, driven by playwright
+(``make test`` installs chromium with apt when it is missing). A screenshot of one chapter is kept
+in the test's temporary folder for a person to look at.
+"""
+
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+
+from dpnn import book
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+RAW_TEX = re.compile(r"(?<![\\$\w])\$(?!\s)[^$\n]{1,200}(?<!\s)\$(?!\w)|\\\(|\\\[")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    out = tmp_path_factory.mktemp("book")
+    return book.build(out / "html", source=out / "src")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+        yield launched
+        launched.close()
+
+
+def check_page(browser, path: Path) -> list[str]:
+    """Problems a reader would see on one page, as sentences (empty if none)."""
+    problems = []
+    page = browser.new_page()
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
+
+    def offline_only(route):
+        if route.request.url.startswith(("file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            problems.append(f"network request: {route.request.url}")
+            route.abort()
+    page.route("**/*", offline_only)
+    page.goto(path.as_uri(), wait_until="load")
+    if page.evaluate("() => !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"):
+        page.evaluate("() => MathJax.startup.promise")
+    for width, alt, src in page.evaluate(
+            "() => Array.from(document.images).map(i => [i.naturalWidth, i.alt, i.getAttribute('src')])"):
+        if not width:
+            problems.append(f"image does not load: {src[:80]}")
+        if not (alt or "").strip():
+            problems.append(f"image without alt text: {src[:80]}")
+    untypeset = page.evaluate("() => Array.from(document.querySelectorAll('.math'))"
+                              ".filter(m => !m.querySelector('mjx-container')).length")
+    if untypeset:
+        problems.append(f"{untypeset} formulas not typeset")
+    text = page.evaluate("""() => { const body = document.body.cloneNode(true);
+        body.querySelectorAll('pre, code, script, style, mjx-container, .highlight, .output, textarea')
+            .forEach(e => e.remove());
+        return body.innerText; }""")
+    raw = RAW_TEX.findall(text)
+    if raw:
+        problems.append(f"raw TeX left in the text: {raw[:3]}")
+    page.close()
+    return problems
+
+
+class _Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.hrefs, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id"):
+            self.ids.add(attrs["id"])
+        if tag == "a" and attrs.get("href"):
+            self.hrefs.append(attrs["href"])
+
+
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def broken_links(site: Path, path: Path) -> list[str]:
+    """Internal links of one page whose file or anchor does not exist."""
+    problems = []
+    for href in _parse(path).hrefs:
+        url = urlparse(href)
+        if url.scheme or href.startswith(("mailto:", "javascript:")):
+            continue
+        target = path if not url.path else (path.parent / unquote(url.path)).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.exists():
+            problems.append(f"link to a missing file: {href}")
+        elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _parse(target).ids:
+            problems.append(f"link to a missing anchor: {href}")
+    return problems
+
+
+def test_the_book_has_every_notebook_and_the_references(site):
+    from dpnn.run import notebook_paths, repository_root
+
+    chapters = sorted(p.stem for p in (site / "notebooks").glob("*.html"))
+    assert chapters == [p.stem for p in notebook_paths(repository_root())]
+    references = (site / "references.html").read_text()
+    for work in ("Nearest Neighbor Queries", "nearest neighbor classification", "Spatial Decompositions",
+                 "Concentrated Geo-Privacy", "Similarity Search"):
+        assert work in references, work
+    assert (site / "search.html").exists() and (site / "searchindex.js").exists()
+    index = (site / "index.html").read_text()
+    order = [index.find(f"notebooks/{name}.html") for name in chapters]
+    assert all(o > 0 for o in order) and order == sorted(order), "table of contents in notebook order"
+
+
+def test_no_page_loads_anything_from_the_network(site):
+    for path in site.rglob("*.html"):
+        for match in re.finditer(r"<(script|link|img)\b[^>]*\b(src|href)=\"(https?:)?//[^\"]*\"", path.read_text()):
+            pytest.fail(f"{path.name} loads {match.group(0)[:120]}")
+
+
+def test_every_page_in_a_real_browser(site, browser, tmp_path_factory):
+    pages = sorted(site.glob("*.html")) + sorted((site / "notebooks").glob("*.html"))
+    problems = {}
+    for path in pages:
+        found = check_page(browser, path) + broken_links(site, path)
+        if found:
+            problems[str(path.relative_to(site))] = found
+    assert not problems, problems
+    shot = tmp_path_factory.mktemp("screenshot") / "05_dptt_basic.png"
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    page.goto((site / "notebooks" / "05_dptt_basic.html").as_uri())
+    page.evaluate("() => window.MathJax && MathJax.startup.promise")
+    page.screenshot(path=str(shot))
+    page.close()
+    print(f"screenshot of a chapter: {shot}")
+
+
+def test_the_checks_catch_a_broken_image_and_raw_math(browser, tmp_path):
+    # The negative control: a page a reader would see broken must fail each check.
+    page = tmp_path / "broken.html"
+    page.write_text('<html><body><p>The loss is $\\epsilon$ here.</p><img src="missing.png" alt="x">'
+                    '<a href="nowhere.html">x</a><a href="#no-anchor">y</a></body></html>')
+    problems = check_page(browser, page)
+    assert any("image does not load" in p for p in problems)
+    assert any("raw TeX" in p for p in problems)
+    links = broken_links(tmp_path, page)
+    assert any("missing file" in p for p in links) and any("missing anchor" in p for p in links)
