@@ -244,16 +244,18 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
     """Run ``source`` into ``target`` and its figures into ``figures``, both only on success.
 
     ``inline_figures=False`` (the ``ci`` smoke profile) gives the kernel matplotlib's Agg
-    backend: figures are still drawn and saved, but not rendered a second time inline.
+    backend and draft resolution: figures are still drawn and saved (at 50 dpi), but not
+    rendered a second time inline.
     """
     staging = staging_root / source.stem
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     partial = target.with_name(f".{target.stem}.partial.ipynb")
-    previous = {key: os.environ.get(key) for key in ("DPNN_FIGURES_DIR", "MPLBACKEND")}
+    previous = {key: os.environ.get(key) for key in ("DPNN_FIGURES_DIR", "MPLBACKEND", "DPNN_DRAFT_FIGURES")}
     os.environ["DPNN_FIGURES_DIR"] = str(staging)  # the kernel inherits it
     if not inline_figures:
         os.environ["MPLBACKEND"] = "agg"
+        os.environ["DPNN_DRAFT_FIGURES"] = "1"
     try:
         papermill.execute_notebook(str(source), str(partial), parameters=parameters,
                                    kernel_name=KERNEL_NAME, cwd=str(source.parent), progress_bar=False)
