@@ -12,22 +12,12 @@ measured in the same run, on digits (64-D, the slowest case) and on moons (2-D),
 from __future__ import annotations
 
 import platform
-import time
 
 import numpy as np
 from scipy.spatial import cKDTree
 
-from _results import report
+from _results import best_time, report
 from dpnn import classification, data
-
-
-def best_time(call, repeats: int = 3) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def reference_counts(points, queries, radii):
@@ -47,8 +37,8 @@ def main() -> dict:
         radii = classification.interactive_candidates(radius, 10)
         assert np.array_equal(reference_counts(train, queries, radii),
                               classification._ball_counts(train, queries, radii))
-        before = best_time(lambda: reference_counts(train, queries, radii))
-        after = best_time(lambda: classification._ball_counts(train, queries, radii))
+        before = best_time(lambda: reference_counts(train, queries, radii), repeats=3)
+        after = best_time(lambda: classification._ball_counts(train, queries, radii), repeats=3)
         results |= {f"{name}: ball counts, per-radius cKDTree (s)": before,
                     f"{name}: ball counts, dpnn (s)": after,
                     f"{name}: speed-up": before / after}

@@ -8,22 +8,12 @@ the ratio measured in the same run is reported.
 from __future__ import annotations
 
 import platform
-import time
 
 import numpy as np
 
-from _results import report
+from _results import best_time, report
 from dpnn import mechanisms
 
-
-
-def best_time(call, repeats: int = 5) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def exponential_loop(utilities, epsilon, sensitivity, rng):
