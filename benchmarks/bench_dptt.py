@@ -12,23 +12,13 @@ from __future__ import annotations
 
 import platform
 import resource
-import time
 
 import numpy as np
 
-from _results import report
+from _results import best_time, report
 from dpnn.traversal import dptt, dptt_reference
 from dpnn.trees import build_tree
 
-
-
-def best(call, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> dict:
@@ -36,15 +26,15 @@ def main() -> dict:
     n = 1_000_000
     points = rng.uniform(0, 1e9, size=(n, 2))
     queries = rng.uniform(0, 1e9, size=(n, 2))
-    build_s = best(lambda: build_tree(points), repeats=2)
+    build_s = best_time(lambda: build_tree(points), repeats=2)
     tree = build_tree(points)
-    basic_s = best(lambda: dptt(tree, queries, 1.0, "cmp", rng=rng))
+    basic_s = best_time(lambda: dptt(tree, queries, 1.0, "cmp", rng=rng), repeats=3)
     peak_basic = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     reference_queries = 2000
-    reference_s = best(lambda: [dptt_reference(tree, x, 1.0, "cmp", rng=rng) for x in queries[:reference_queries]],
+    reference_s = best_time(lambda: [dptt_reference(tree, x, 1.0, "cmp", rng=rng) for x in queries[:reference_queries]],
                        repeats=1)
-    e8_s = best(lambda: dptt(tree, queries[:100_000], 1.0, "cmp", variant="early", splits=8, rng=rng), repeats=1)
-    gsn_s = best(lambda: dptt(tree, queries[:100_000], 1.0, "cmp", variant="greedy", neighborhood=20, rng=rng),
+    e8_s = best_time(lambda: dptt(tree, queries[:100_000], 1.0, "cmp", variant="early", splits=8, rng=rng), repeats=1)
+    gsn_s = best_time(lambda: dptt(tree, queries[:100_000], 1.0, "cmp", variant="greedy", neighborhood=20, rng=rng),
                  repeats=1)
     results = {
         "machine": f"{platform.machine()} Python {platform.python_version()}",
