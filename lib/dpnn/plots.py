@@ -73,8 +73,11 @@ def save(fig, name: str) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
     partial = directory / f".{name}.png.partial"
-    draft = os.environ.get("DPNN_DRAFT_FIGURES")  # the ci smoke run saves at draft resolution
-    fig.savefig(partial, format="png", metadata={"Software": None}, **({"dpi": 50} if draft else {}))
+    draft = {}
+    if os.environ.get("DPNN_DRAFT_FIGURES"):  # the ci smoke run: low resolution, no layout pass
+        fig.set_layout_engine("none")
+        draft = {"dpi": 50, "bbox_inches": None}
+    fig.savefig(partial, format="png", metadata={"Software": None}, **draft)
     os.replace(partial, path)  # a reader (or an interrupted run) never sees half a PNG
     return path
 

