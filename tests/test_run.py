@@ -122,3 +122,16 @@ def test_save_leaves_no_partial_file(tmp_path, monkeypatch):
     plots.save(fig, "whole")
     plt.close(fig)
     assert sorted(os.listdir(tmp_path)) == ["whole.png"]
+
+
+def test_the_ci_profile_draws_drafts_without_inline_figures(tmp_path, monkeypatch):
+    project(tmp_path, monkeypatch, "import os\nprint(os.environ.get('MPLBACKEND'), os.environ.get('DPNN_DRAFT_FIGURES'))",
+            SAVE_FIGURE)
+    ci = nbformat.read(runner.run("ci", [], {}, output_dir=tmp_path / "ci")[0], as_version=4)
+    assert ci.cells[2].outputs[0]["text"].strip() == "agg 1"
+    assert not any(o.get("output_type") == "display_data" for c in ci.cells for o in c.get("outputs", []))
+    assert (tmp_path / "build" / "ci" / "figures" / "probe.png").exists()
+    default = nbformat.read(runner.run("default", [], {"x": 2}, output_dir=tmp_path / "d")[0], as_version=4)
+    backend, draft = default.cells[3 if "injected-parameters" in default.cells[2].metadata.get("tags", []) else 2] \
+        .outputs[0]["text"].split()
+    assert backend != "agg" and draft == "None"  # other profiles draw full figures, shown inline
