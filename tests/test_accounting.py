@@ -390,3 +390,12 @@ def test_pld_of_dis_steps_covers_every_binary_step_with_logit_gap_epsilon(k, eps
         log_mass_q = binom.logpmf(k - i, k, q)
         exact_delta_rev = np.sum(np.where(-loss > reported, np.exp(log_mass_q) * -np.expm1(reported + loss), 0.0))
         assert max(exact_delta, exact_delta_rev) <= delta * (1 + 1e-9), (t, exact_delta, exact_delta_rev)
+
+
+def test_pld_of_exponential_and_gaussian_steps_together():
+    # A DIS traversal composed with a Gaussian release: br does not apply, the PLD and zCDP bounds do.
+    ledger = acc.Accountant().spend("exponential", 0.5, 4).spend("gaussian", 2.0)
+    combined = ledger.epsilon(1e-6, "pld")
+    assert combined <= ledger.epsilon(1e-6, "zcdp") + 1e-12
+    pure_worst_case = acc.pld_epsilon([("pure", 0.5)] * 4 + [("gaussian", 2.0)], 1e-6)
+    assert combined <= pure_worst_case + 1e-12

@@ -503,7 +503,10 @@ class Accountant:
                   for (kind, p), count in self._spends.items() for _ in range(count)]
         exact = pld_epsilon(events, delta)
         if any(kind == "exponential" for kind, _ in self._spends):
-            return min(exact, self.epsilon(delta, "br"), self.epsilon(delta, "zcdp"))
+            bounds = [exact, self.epsilon(delta, "zcdp")]
+            if not self._has_gaussian():  # Thm 2.13 covers pure steps only
+                bounds.append(self.epsilon(delta, "br"))
+            return min(bounds)
         return exact
 
 
