@@ -27,3 +27,21 @@ def test_environment_yml_pins_match_constraints():
     assert stated, "environment.yml pins nothing"
     mismatched = {k: (v, pins.get(k)) for k, v in stated.items() if pins.get(k) != v}
     assert not mismatched, f"environment.yml differs from constraints.txt: {mismatched}"
+
+
+def test_only_the_official_diffprivlib_is_pinned_and_installed():
+    """IBM's own diffprivlib, never the unofficial ``diffprivlib-fix`` re-upload (another publisher,
+    no licence file, metadata claiming IBM's authorship)."""
+    import importlib.metadata as metadata
+
+    import pytest
+
+    names = {line.split("==")[0].strip().lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
+             if "==" in line and not line.startswith("#")}
+    assert "diffprivlib" in names and "diffprivlib-fix" not in names
+    for text in ((ROOT / "pyproject.toml").read_text(), (ROOT / "environment.yml").read_text()):
+        assert "diffprivlib-fix" not in text
+    with pytest.raises(metadata.PackageNotFoundError):
+        metadata.distribution("diffprivlib-fix")
+    official = metadata.distribution("diffprivlib")
+    assert "ibm.com" in official.metadata["Author-email"] and official.version == "0.6.6"
