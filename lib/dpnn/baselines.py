@@ -305,3 +305,40 @@ def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
         inner = _box_square_integral(low, low + width, np.broadcast_to(row, low.shape)) / np.prod(width)
         out[i] = probability @ inner
     return out
+
+
+__all__ += ["geo_mse", "epsilon_for_mse"]
+
+
+def geo_mse(epsilon, dimension) -> float:
+    """Exact mean squared displacement of :func:`perturb_location` in ``dimension`` dimensions.
+
+    The noise has density proportional to ``exp(-epsilon ||z||)``, so its radius
+    is Gamma(d, 1/epsilon) (planar Laplace: Gamma(2, 1/epsilon)) and
+    ``E ||z||^2 = d (d + 1) / epsilon^2``: 2/epsilon^2 on the line, 6/epsilon^2 in the plane.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    d = positive_int(dimension, "dimension")
+    return d * (d + 1) / epsilon**2
+
+
+def epsilon_for_mse(mse_of_epsilon, target, low=1e-6, high=1e6) -> float:
+    """The epsilon in [low, high] at which a decreasing ``mse_of_epsilon`` equals ``target``.
+
+    For MSE-matched comparisons: pass an exact MSE (``geo_mse``, the mean of
+    ``square_mechanism_mse`` or ``lsrr_mse`` over the queries). Bisection in log
+    epsilon (relative error 1e-10). A target outside the function's range on
+    [low, high] is a ``ValueError``: a bounded domain caps every mechanism's MSE.
+    """
+    from scipy.optimize import brentq
+
+    target = positive_finite(target, "target")
+    low, high = positive_finite(low, "low"), positive_finite(high, "high")
+    if not low < high:
+        raise ValueError(f"low must be below high, got {low} and {high}")
+    at_low, at_high = float(mse_of_epsilon(low)), float(mse_of_epsilon(high))
+    if not at_high <= target <= at_low:
+        raise ValueError(f"target must lie between the MSE at high ({at_high:.6g}) and at low ({at_low:.6g}), "
+                         f"got {target:.6g}")
+    return float(np.exp(brentq(lambda t: np.log(mse_of_epsilon(np.exp(t))) - np.log(target),
+                               np.log(low), np.log(high), xtol=1e-10)))
