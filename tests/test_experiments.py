@@ -111,7 +111,11 @@ def test_dask_backend_on_a_local_cluster_equals_a_local_run(tmp_path, monkeypatc
         by_address = experiments.run_grid(points, seed=5, backend="dask", scheduler=cluster.scheduler_address,
                                           progress=False)
         monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
-        by_env = experiments.run_grid(points, seed=5, backend="dask", cache_dir=tmp_path, progress=True)
+        calls = []
+        on_dask = experiments._run_on_dask
+        monkeypatch.setattr(experiments, "_run_on_dask", lambda *a: calls.append(a) or on_dask(*a))
+        by_env = experiments.run_grid(points, seed=5, cache_dir=tmp_path, progress=True)  # backend from the env
+        assert len(calls) == 1, "with DPNN_DASK_SCHEDULER set, the default backend is dask"
         with distributed.Client(cluster) as client:
             cached = experiments.run_grid(points, seed=5, backend="dask", scheduler=client, cache_dir=tmp_path,
                                           progress=False)

@@ -150,13 +150,15 @@ def default_cache_dir():
 
 
 def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True,
-             backend: str = "joblib", scheduler=None) -> pd.DataFrame:
+             backend: str | None = None, scheduler=None) -> pd.DataFrame:
     """Evaluate every grid point in parallel with a progress bar; cached on disk if ``cache_dir``.
 
     Each point is seeded from ``(seed, its parameters)``, so the table is the
     same for any ``n_jobs``, any order and any backend, and a cached row equals a fresh one.
 
-    ``backend="joblib"`` (default) runs ``n_jobs`` local processes.
+    ``backend="joblib"`` runs ``n_jobs`` local processes. ``backend=None`` (the
+    default) is ``"dask"`` when ``$DPNN_DASK_SCHEDULER`` is set and ``"joblib"``
+    otherwise, so notebooks that call ``run_grid`` run on a cluster unchanged.
     ``backend="dask"`` sends the points to a Dask distributed cluster
     (``dask.distributed.Client.map``; ``n_jobs`` is then unused): ``scheduler``
     is its address (``"tcp://host:8786"``), a ``distributed.Client``, or ``None``
@@ -166,6 +168,10 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
     """
     from joblib import Memory, Parallel, delayed
 
+    import os
+
+    if backend is None:
+        backend = "dask" if os.environ.get("DPNN_DASK_SCHEDULER") else "joblib"
     if backend not in ("joblib", "dask"):
         raise ValueError(f"backend must be 'joblib' or 'dask', got {backend!r}")
     function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
