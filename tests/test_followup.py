@@ -155,6 +155,7 @@ def test_bad_side_and_levels_are_rejected():
 # --- per-level schedules at one composed budget -------------------------------------------------
 
 from scipy.integrate import dblquad  # noqa: E402
+from scipy.special import logsumexp  # noqa: E402
 
 from dpnn import metrics  # noqa: E402
 from dpnn.accounting import pld_discretisation  # noqa: E402
@@ -318,3 +319,19 @@ def test_mean_squared_displacement_and_the_exact_geo_mse():
     assert abs(mean_sm(eps) / 0.05 - 1) < 1e-8
     with pytest.raises(ValueError, match="target"):
         epsilon_for_mse(mean_sm, 10.0, low=0.01, high=50)  # beyond the bounded domain's largest MSE
+
+
+@pytest.mark.parametrize("epsilon", [40.0, 60.0, 100.0, 300.0])
+def test_lsrr_staircase_stays_exact_at_large_epsilon(epsilon):
+    # independent: a_g proportional to e^eps (1 - t) + t, t = g / (levels - 1), in log space
+    levels, d = 6, 2
+    groups = np.arange(levels)
+    sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
+    t = groups / (levels - 1)
+    log_shape = epsilon + np.log((1 - t) + t * np.exp(-epsilon))  # log(e^eps (1 - t) + t)
+    log_a = log_shape - logsumexp(log_shape + np.log(sizes))
+    probabilities = lsrr_probabilities([0.1, 0.1], epsilon, [[0.0, 1.0]] * 2, levels).ravel()
+    assert np.all(probabilities > 0) and abs(probabilities.sum() - 1) < 1e-12
+    np.testing.assert_allclose(np.log(np.unique(probabilities)), np.sort(log_a), rtol=1e-12)
+    y = lsrr(np.full((1000, 2), 0.1), epsilon, [[0.0, 1.0]] * 2, np.random.default_rng(17), levels=levels)
+    assert np.all((y >= 0) & (y <= 1))

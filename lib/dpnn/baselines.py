@@ -216,9 +216,12 @@ def _lsrr_constants(epsilon, levels, d):
     sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
     cells = 2.0 ** ((levels - 1) * d)
     c = np.exp(epsilon)
-    a_min = (levels - 1) / ((levels - 1) * cells * c - (c - 1) * np.sum(groups * sizes))
-    a = c * a_min - groups * (c - 1) * a_min / (levels - 1)  # linear staircase from e^eps a_min down to a_min
-    return a, sizes
+    t = groups / (levels - 1)  # 0 at x's own cell, 1 at the farthest group
+    # a_g = a_min (c (1 - t) + t): the linear staircase from e^eps a_min down to a_min, written without
+    # the difference of two numbers of size e^eps (that cancellation gave a_min <= 0 from epsilon ~ 40);
+    # normalised so that sum_g a_g |G_g| = 1
+    shape = c * (1 - t) + t
+    return shape / np.sum(shape * sizes), sizes
 
 
 def _lsrr_cells(x, box, levels):
