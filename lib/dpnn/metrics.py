@@ -175,7 +175,7 @@ def cell_inference_error(low, high) -> np.ndarray:
       rectangles with the centre as their corner).
 
     The follow-up states this integral in d1shs0ap/dpnn ``src/adversary.py``
-    lines 3-8 for a query (x0, y0) rather than the centre; written with ``^``
+    lines 3-7 for a query (x0, y0) rather than the centre; written with ``^``
     (exclusive or in Python), it raises on floats, so it was never run.
     """
     lo = finite_array(low, "low", ndim=(1, 2))
