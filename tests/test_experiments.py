@@ -100,3 +100,34 @@ def test_real_regions_are_offline_and_in_metres():
     assert 200_000 < points[:, 0].max() < 400_000  # Switzerland is about 350 km wide
     with pytest.raises(ValueError, match="name must be one of"):
         data.geonames_region("atlantis")
+
+
+def test_dask_backend_on_a_local_cluster_equals_a_local_run(tmp_path, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+    points = small_grid()[:8]
+    local = experiments.run_grid(points, seed=5, n_jobs=1, progress=False)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        by_address = experiments.run_grid(points, seed=5, backend="dask", scheduler=cluster.scheduler_address,
+                                          progress=False)
+        monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
+        calls = []
+        on_dask = experiments._run_on_dask
+        monkeypatch.setattr(experiments, "_run_on_dask", lambda *a: calls.append(a) or on_dask(*a))
+        by_env = experiments.run_grid(points, seed=5, cache_dir=tmp_path, progress=True)  # backend from the env
+        assert len(calls) == 1, "with DPNN_DASK_SCHEDULER set, the default backend is dask"
+        with distributed.Client(cluster) as client:
+            cached = experiments.run_grid(points, seed=5, backend="dask", scheduler=client, cache_dir=tmp_path,
+                                          progress=False)
+            assert client.status == "running"  # a client we were given is left open
+    assert any(tmp_path.rglob("*.pkl")), "the cache must be written by the workers"
+    for table in (by_address, by_env, cached):
+        pd.testing.assert_frame_equal(local, table)
+
+
+def test_dask_backend_needs_a_scheduler_and_backend_is_checked(monkeypatch):
+    monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
+    with pytest.raises(ValueError, match="scheduler"):
+        experiments.run_grid(small_grid()[:1], backend="dask", progress=False)
+    with pytest.raises(ValueError, match="backend"):
+        experiments.run_grid(small_grid()[:1], backend="ray", progress=False)

@@ -216,9 +216,12 @@ def _lsrr_constants(epsilon, levels, d):
     sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
     cells = 2.0 ** ((levels - 1) * d)
     c = np.exp(epsilon)
-    a_min = (levels - 1) / ((levels - 1) * cells * c - (c - 1) * np.sum(groups * sizes))
-    a = c * a_min - groups * (c - 1) * a_min / (levels - 1)  # linear staircase from e^eps a_min down to a_min
-    return a, sizes
+    t = groups / (levels - 1)  # 0 at x's own cell, 1 at the farthest group
+    # a_g = a_min (c (1 - t) + t): the linear staircase from e^eps a_min down to a_min, written without
+    # the difference of two numbers of size e^eps (that cancellation gave a_min <= 0 from epsilon ~ 40);
+    # normalised so that sum_g a_g |G_g| = 1
+    shape = c * (1 - t) + t
+    return shape / np.sum(shape * sizes), sizes
 
 
 def _lsrr_cells(x, box, levels):
@@ -305,3 +308,40 @@ def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
         inner = _box_square_integral(low, low + width, np.broadcast_to(row, low.shape)) / np.prod(width)
         out[i] = probability @ inner
     return out
+
+
+__all__ += ["geo_mse", "epsilon_for_mse"]
+
+
+def geo_mse(epsilon, dimension) -> float:
+    """Exact mean squared displacement of :func:`perturb_location` in ``dimension`` dimensions.
+
+    The noise has density proportional to ``exp(-epsilon ||z||)``, so its radius
+    is Gamma(d, 1/epsilon) (planar Laplace: Gamma(2, 1/epsilon)) and
+    ``E ||z||^2 = d (d + 1) / epsilon^2``: 2/epsilon^2 on the line, 6/epsilon^2 in the plane.
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    d = positive_int(dimension, "dimension")
+    return d * (d + 1) / epsilon**2
+
+
+def epsilon_for_mse(mse_of_epsilon, target, low=1e-6, high=1e6) -> float:
+    """The epsilon in [low, high] at which a decreasing ``mse_of_epsilon`` equals ``target``.
+
+    For MSE-matched comparisons: pass an exact MSE (``geo_mse``, the mean of
+    ``square_mechanism_mse`` or ``lsrr_mse`` over the queries). Bisection in log
+    epsilon (relative error 1e-10). A target outside the function's range on
+    [low, high] is a ``ValueError``: a bounded domain caps every mechanism's MSE.
+    """
+    from scipy.optimize import brentq
+
+    target = positive_finite(target, "target")
+    low, high = positive_finite(low, "low"), positive_finite(high, "high")
+    if not low < high:
+        raise ValueError(f"low must be below high, got {low} and {high}")
+    at_low, at_high = float(mse_of_epsilon(low)), float(mse_of_epsilon(high))
+    if not at_high <= target <= at_low:
+        raise ValueError(f"target must lie between the MSE at high ({at_high:.6g}) and at low ({at_low:.6g}), "
+                         f"got {target:.6g}")
+    return float(np.exp(brentq(lambda t: np.log(mse_of_epsilon(np.exp(t))) - np.log(target),
+                               np.log(low), np.log(high), xtol=1e-10)))

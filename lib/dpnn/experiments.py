@@ -149,15 +149,34 @@ def default_cache_dir():
     return Path(__file__).resolve().parents[2] / "build" / "cache"
 
 
-def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True) -> pd.DataFrame:
-    """Evaluate every grid point in parallel (joblib) with a progress bar; cached on disk if ``cache_dir``.
+def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True,
+             backend: str | None = None, scheduler=None) -> pd.DataFrame:
+    """Evaluate every grid point in parallel with a progress bar; cached on disk if ``cache_dir``.
 
     Each point is seeded from ``(seed, its parameters)``, so the table is the
-    same for any ``n_jobs`` and any order, and a cached row equals a fresh one.
+    same for any ``n_jobs``, any order and any backend, and a cached row equals a fresh one.
+
+    ``backend="joblib"`` runs ``n_jobs`` local processes. ``backend=None`` (the
+    default) is ``"dask"`` when ``$DPNN_DASK_SCHEDULER`` is set and ``"joblib"``
+    otherwise, so notebooks that call ``run_grid`` run on a cluster unchanged.
+    ``backend="dask"`` sends the points to a Dask distributed cluster
+    (``dask.distributed.Client.map``; ``n_jobs`` is then unused): ``scheduler``
+    is its address (``"tcp://host:8786"``), a ``distributed.Client``, or ``None``
+    for ``$DPNN_DASK_SCHEDULER``. The workers need this package installed; with
+    ``cache_dir`` they read and write the joblib cache there, so give a directory
+    every worker sees (a shared file system), or leave it ``None``.
     """
     from joblib import Memory, Parallel, delayed
 
+    import os
+
+    if backend is None:
+        backend = "dask" if os.environ.get("DPNN_DASK_SCHEDULER") else "joblib"
+    if backend not in ("joblib", "dask"):
+        raise ValueError(f"backend must be 'joblib' or 'dask', got {backend!r}")
     function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
+    if backend == "dask":
+        return pd.DataFrame(_run_on_dask(function, points, seed, scheduler, progress))
     iterator = points
     if progress:  # tqdm.auto warns at import in a kernel without ipywidgets; import it only for a bar
         from tqdm.auto import tqdm
@@ -165,3 +184,30 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
         iterator = tqdm(points, desc="grid points")
     rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed) for p in iterator)
     return pd.DataFrame(rows)
+
+
+def _run_on_dask(function, points, seed, scheduler, progress) -> list[dict]:
+    """``function(point, seed)`` for every point on a Dask cluster; rows in the order of ``points``."""
+    import os
+
+    from distributed import Client, as_completed
+
+    if scheduler is None:
+        scheduler = os.environ.get("DPNN_DASK_SCHEDULER") or None
+    if scheduler is None:
+        raise ValueError("scheduler must be a Dask scheduler address or a distributed.Client when "
+                         "backend='dask' (or set DPNN_DASK_SCHEDULER), got None")
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler) if own else scheduler
+    try:
+        # pure=False: two equal points are still two tasks, as with joblib; seeds come from the points
+        futures = client.map(function, list(points), [seed] * len(points), pure=False)
+        if progress:
+            from tqdm.auto import tqdm
+
+            for _ in tqdm(as_completed(futures), total=len(futures), desc="grid points (dask)"):
+                pass
+        return client.gather(futures)
+    finally:
+        if own:
+            client.close()

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpnn._validation import finite_array, nonnegative_finite
+
 __all__ = ["as_released", "raw_accuracy", "topk_accuracy", "precision_recall", "fraction_sent",
            "standard_error"]
 
@@ -81,3 +83,111 @@ def standard_error(per_query) -> float:
     if not np.all(np.isfinite(values)):
         raise ValueError("per_query must contain only finite numbers (no NaN or infinity)")
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("inf")
+
+
+# --- issue 21: the follow-up's metrics ---------------------------------------------------------
+
+__all__ += ["precision_recall_within_radius", "mean_squared_displacement", "cell_inference_error"]
+
+
+def precision_recall_within_radius(released, points, queries, radius):
+    """Per query: precision and recall of the released set against the points within ``radius``.
+
+    The relevant set of query i is every data point at Euclidean distance
+    ``<= radius`` from it (the follow-up's ``search_within_radius`` in
+    d1shs0ap/dpnn, ``src/main.py`` line 91; its precision and recall are
+    ``src/evaluation.py`` lines 11-23). Returns ``(precision, recall,
+    n_relevant)``: precision is ``|released ∩ relevant| / |released|`` (0 when
+    nothing was released), recall ``|released ∩ relevant| / |relevant|``, set
+    to 1 when nothing is relevant (nothing was missed). The follow-up skips such
+    queries (``src/main.py`` line 93); filter on ``n_relevant > 0`` to do the same.
+    """
+    from scipy.spatial import cKDTree
+
+    indices, offsets = as_released(released)
+    data = finite_array(points, "points", ndim=(1, 2))
+    data = data.reshape(len(data), -1)
+    q = finite_array(queries, "queries", ndim=(1, 2))
+    q = q.reshape(-1, 1) if q.ndim == 1 and data.shape[1] == 1 else q
+    if q.ndim != 2 or q.shape[1] != data.shape[1]:
+        raise ValueError(f"queries must have shape (m, {data.shape[1]}) like points, got {np.shape(queries)}")
+    n = len(offsets) - 1
+    if len(q) != n:
+        raise ValueError(f"queries must have one row per released set ({n}), got {len(q)}")
+    radius = nonnegative_finite(radius, "radius")
+    if len(indices) and (indices.min() < 0 or indices.max() >= len(data)):
+        raise ValueError(f"released indices must index points (0 .. {len(data) - 1})")
+    relevant = cKDTree(data).query_ball_point(q, r=radius) if len(data) else [[] for _ in range(n)]
+    n_relevant = np.array([len(r) for r in relevant], dtype=np.intp)
+    owner_rel = np.repeat(np.arange(n, dtype=np.int64), n_relevant)
+    flat_rel = np.concatenate([np.asarray(r, dtype=np.int64) for r in relevant]) if n_relevant.sum() \
+        else np.zeros(0, dtype=np.int64)
+    span = max(len(data), 1)
+    owner_rel_keys = owner_rel * span + flat_rel
+    sizes = np.diff(offsets)
+    released_keys = np.unique(np.repeat(np.arange(n, dtype=np.int64), sizes) * span + indices.astype(np.int64))
+    hits = np.bincount((released_keys[np.isin(released_keys, owner_rel_keys)] // span).astype(np.intp),
+                       minlength=n)
+    distinct = np.bincount((released_keys // span).astype(np.intp), minlength=n)
+    precision = np.divide(hits, distinct, out=np.zeros(n), where=distinct > 0)
+    recall = np.divide(hits, n_relevant, out=np.ones(n), where=n_relevant > 0)
+    return precision, recall, n_relevant
+
+
+def mean_squared_displacement(original, released) -> np.ndarray:
+    """Per row: ``||released - original||^2``, the squared displacement a perturbation caused.
+
+    Its mean is the perturbation's MSE, the footing of the follow-up's MSE-matched
+    comparison (d1shs0ap/dpnn ``src/run_mse.py``, which records the unsquared norm).
+    Both arrays of shape (n, d), or (n,) on the line.
+    """
+    x = finite_array(original, "original", ndim=(1, 2), allow_empty=True)
+    y = finite_array(released, "released", ndim=(1, 2), allow_empty=True)
+    if x.shape != y.shape:
+        raise ValueError(f"released must have the shape of original {x.shape}, got {y.shape}")
+    return np.sum((y - x).reshape(len(x), -1) ** 2, axis=1)
+
+
+def _corner_mean_distance(a, b):
+    """Mean distance from a corner of the rectangle [0, a] x [0, b] to a uniform point of it."""
+    diagonal = np.hypot(a, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = diagonal + a**2 / (2 * b) * np.log((b + diagonal) / a) + b**2 / (2 * a) * np.log((a + diagonal) / b)
+    # a degenerate side: the mean distance along a segment of length L from its end is L / 2
+    terms = np.where(a == 0, 1.5 * b, np.where(b == 0, 1.5 * a, terms))
+    return terms / 3
+
+
+def cell_inference_error(low, high) -> np.ndarray:
+    """Expected error of the optimal adversary who knows a query lies in a box, uniformly.
+
+    The adversary sees which cell ``[low, high]`` (one box per row; d = 1 or 2)
+    the transcript points to and holds a uniform prior over it. The guess that
+    minimises the expected Euclidean distance ``E ||X - g||`` is the box's
+    centre: the objective is convex in g and symmetric under the reflections
+    of the box through its centre, so its average over those reflections, the
+    centre, is no worse than any g. The error at the centre is in closed form:
+
+    - d = 1, width w: ``w / 4``;
+    - d = 2, half-sides a, b, diagonal r = sqrt(a^2 + b^2): the mean distance
+      from a corner of an a x b rectangle, ``(r + a^2/(2b) ln((b + r)/a) +
+      b^2/(2a) ln((a + r)/b)) / 3`` (the four quarters of the box are such
+      rectangles with the centre as their corner).
+
+    The follow-up states this integral in d1shs0ap/dpnn ``src/adversary.py``
+    lines 3-7 for a query (x0, y0) rather than the centre; written with ``^``
+    (exclusive or in Python), it raises on floats, so it was never run.
+    """
+    lo = finite_array(low, "low", ndim=(1, 2))
+    hi = finite_array(high, "high", ndim=(1, 2))
+    if lo.shape != hi.shape:
+        raise ValueError(f"high must have the shape of low {lo.shape}, got {hi.shape}")
+    lo, hi = lo.reshape(len(lo), -1), hi.reshape(len(hi), -1)
+    if lo.shape[1] not in (1, 2):
+        raise ValueError(f"low must describe boxes of dimension 1 or 2, got dimension {lo.shape[1]}")
+    if np.any(hi < lo):
+        raise ValueError("high must be >= low in every dimension")
+    half = (hi - lo) / 2
+    if lo.shape[1] == 1:
+        return half[:, 0] / 2
+    return _corner_mean_distance(half[:, 0], half[:, 1])

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 from scipy.special import expit
 
-from dpnn._validation import finite_array, generator, positive_finite
+from dpnn._validation import finite_array, generator, positive_finite, positive_int
 from dpnn.accounting import Accountant
 from dpnn.mechanisms import _binary_turns
 from dpnn.trees import KDTree
@@ -243,13 +243,7 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
     sent = starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
     per_level = em_calls_formula(variant, tree.tree_height, splits)
     epsilons = np.repeat(schedule[: tree.tree_height], per_level)
-    accountant = Accountant()
-    for level_epsilon, count in zip(schedule, per_level):
-        if count:
-            if utility == "cmp":
-                accountant.spend("randomized_response", level_epsilon / 2, int(count))
-            else:
-                accountant.spend("exponential", level_epsilon, int(count))
+    accountant = _schedule_accountant(schedule, per_level, utility)
     return DPTTResult(indices, offsets, em_calls, sent, epsilons, accountant)
 
 
@@ -380,3 +374,84 @@ def dptt_reference(tree: KDTree, query, epsilon: float, utility: str, sensitivit
             near.extend(np.argsort(distance, kind="stable")[:neighborhood])
         found = near
     return np.unique(np.asarray(found, dtype=np.intp)), calls[0]
+
+
+# --- issue 21: the follow-up's per-level budget schedules, at one composed budget ---------------
+# The follow-up (d1shs0ap/dpnn, src/schedulers.py lines 3-7 and 19-21) gives each tree level its own
+# EMQUERY budget: constant, linearly decreasing ("linear") and linearly increasing ("reverse_linear",
+# tuned by hand for a tree of height 14). Here the three families share one shape parameter and are
+# scaled so that the traversal's own accountant composes them to exactly the same budget.
+
+SCHEDULES = ("constant", "decreasing", "increasing")
+__all__ += ["SCHEDULES", "epsilon_schedule"]
+
+
+def _schedule_accountant(schedule, per_level, utility) -> Accountant:
+    """The ledger :func:`dptt` charges for this schedule (CMP steps at epsilon/2 as randomized response)."""
+    accountant = Accountant()
+    for level_epsilon, count in zip(schedule, per_level):
+        if count:
+            if utility == "cmp":
+                accountant.spend("randomized_response", level_epsilon / 2, int(count))
+            else:
+                accountant.spend("exponential", level_epsilon, int(count))
+    return accountant
+
+
+def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility: str = "cmp",
+                     variant: str = "basic", splits: int = 0, method: str = "basic", delta=None) -> np.ndarray:
+    """Per-level EMQUERY budgets of one ``family`` whose composition is exactly ``total``.
+
+    Shapes over the levels 0 (root) .. ``tree_height - 1``: ``"constant"`` (all
+    equal), ``"decreasing"`` (linear from ``ratio`` at the root down to 1 at the
+    last level) and ``"increasing"`` (the reverse). The shape is then scaled so
+    that the ledger :func:`dptt` would charge for it (the worst-case calls of
+    ``variant`` per level, :func:`em_calls_formula`; CMP steps as randomized
+    response at epsilon/2, DIS steps as the exponential mechanism) composes to
+    ``total`` under ``method`` of :meth:`dpnn.accounting.Accountant.epsilon`
+    (at ``delta`` unless ``method="basic"``): in closed form for ``"basic"``,
+    by bisection on the scale otherwise (relative error below 1e-9; ``"pld"`` is
+    computed on a grid, so there the composition equals ``total`` up to the
+    grid's stated error, :func:`dpnn.accounting.pld_discretisation`).
+
+    Pass the result as ``epsilon`` to :func:`dptt` on a tree of that height.
+    """
+    from scipy.optimize import brentq
+
+    if family not in SCHEDULES:
+        raise ValueError(f"family must be one of {SCHEDULES}, got {family!r}")
+    tree_height = positive_int(tree_height, "tree_height")
+    total = positive_finite(total, "total")
+    ratio = positive_finite(ratio, "ratio")
+    if ratio < 1:
+        raise ValueError(f"ratio must be >= 1 (root budget over last-level budget), got {ratio}")
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    if method not in Accountant.METHODS:
+        raise ValueError(f"method must be one of {Accountant.METHODS}, got {method!r}")
+    if method != "basic" and delta is None:
+        raise ValueError(f"delta must be given (a number in (0, 1)) for method {method!r}")
+    per_level = em_calls_formula(variant, tree_height, splits)
+    if not per_level.any():
+        raise ValueError(f"variant {variant!r} with splits={splits} makes no exponential-mechanism call "
+                         f"on a tree of height {tree_height}; there is nothing to schedule")
+    shape = {"constant": np.ones(tree_height), "decreasing": np.linspace(ratio, 1.0, tree_height),
+             "increasing": np.linspace(1.0, ratio, tree_height)}[family]
+    shape = shape / shape.max()
+
+    def composed(scale):
+        return _schedule_accountant(scale * shape, per_level, utility).epsilon(delta, method)
+
+    if method == "basic":  # homogeneous of degree one in the scale
+        return shape * (total / composed(1.0))
+    log_total = np.log(total)
+    high = total / composed(1.0) if composed(1.0) > 0 else 1.0
+    low = high  # composed(s) >= basic-free bounds are increasing in s: bracket by doubling
+    while composed(low) > total:
+        low /= 2
+    while composed(high) < total:
+        high *= 2
+    scale = brentq(lambda s: np.log(composed(s)) - log_total, low, high, xtol=1e-14, rtol=1e-12)
+    return shape * scale

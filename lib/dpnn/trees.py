@@ -28,7 +28,7 @@ import numpy as np
 
 from dpnn._validation import finite_array, positive_int
 
-__all__ = ["KDTree", "build_tree", "nearest_neighbors", "tree_neighbors"]
+__all__ = ["KDTree", "build_tree", "nearest_neighbors", "tree_neighbors", "cell_boxes"]
 
 
 @dataclass(frozen=True)
@@ -242,3 +242,39 @@ def tree_neighbors(tree: KDTree, leaf: int, radius: int) -> np.ndarray:
         raise ValueError(f"radius must be an integer >= 0, got {radius}")
     position = tree.lo[leaf]
     return tree.order[max(0, position - radius): position + radius + 1]
+
+
+def cell_boxes(tree: KDTree, domain) -> tuple[np.ndarray, np.ndarray]:
+    """The region of every node: ``(low, high)``, each of shape (n_nodes, d).
+
+    The root's cell is ``domain`` (rows (low, high) per dimension); a node's left
+    child keeps the part with ``coordinate <= split`` on the node's axis and its
+    right child the part with ``coordinate >= split`` (the module's invariant).
+    The cells of the leaves at each depth partition the domain. A leaf's cell is
+    what a server learns about a query from DP-TT's transcript of turns, were
+    every turn truthful. Computed level by level, without Python recursion.
+    """
+    if not isinstance(tree, KDTree):
+        raise ValueError("tree must be a KDTree from dpnn.trees.build_tree")
+    box = finite_array(domain, "domain", ndim=(1, 2))
+    box = box.reshape(1, 2) if box.ndim == 1 and box.size == 2 else box
+    if box.ndim != 2 or box.shape != (tree.dimension, 2) or np.any(box[:, 0] >= box[:, 1]):
+        raise ValueError(f"domain must have shape ({tree.dimension}, 2) with low < high per row, "
+                         f"got {np.asarray(domain).tolist()!r}")
+    data = tree.points
+    if np.any(data < box[:, 0]) or np.any(data > box[:, 1]):
+        raise ValueError("domain must contain every point of the tree")
+    low = np.empty((tree.n_nodes, tree.dimension))
+    high = np.empty((tree.n_nodes, tree.dimension))
+    low[0], high[0] = box[:, 0], box[:, 1]
+    for depth in range(int(tree.depth.max()) + 1):
+        node = np.flatnonzero((tree.depth == depth) & (tree.left >= 0))
+        if not node.size:
+            continue
+        axis, split = tree.axis[node], tree.split[node]
+        for child, bound in ((tree.left[node], high), (tree.right[node], low)):
+            present = child >= 0
+            c, parent = child[present], node[present]
+            low[c], high[c] = low[parent], high[parent]
+            bound[c, axis[present]] = split[present]
+    return low, high
