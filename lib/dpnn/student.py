@@ -117,8 +117,8 @@ def pattern_problems(nb, stem: str) -> list[str]:
             problems.append(f"{stem} cell {index}: tagged 'solution' outside an exercise block")
     if blocks and not 3 <= len(blocks) <= 5:
         problems.append(f"{stem}: has {len(blocks)} exercises; a notebook with exercises has 3 to 5")
-    if blocks and blocks[0].statement < max(i for i, c in enumerate(cells) if "NBVAL_CHECK_OUTPUT" in c.source
-                                            or i == 0):
+    results = [i for i, c in enumerate(cells) if c.cell_type == "code" and "NBVAL_CHECK_OUTPUT" in c.source]
+    if blocks and results and blocks[0].statement < results[-1]:
         problems.append(f"{stem}: exercises come after 'Results and checks'")
     return problems
 
