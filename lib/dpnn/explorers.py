@@ -108,7 +108,7 @@ def laplace_figure(epsilon: float = 1.0, sensitivity: float = 1.0, count: float 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     axes[0].plot(z, density, label=f"M(D), f(D) = {count:g}")
     axes[0].plot(z, density_neighbour, ls="--", label=f"M(D'), f(D') = {neighbour:g}")
-    axes[0].set(xlabel="released value", ylabel="density", title=f"Laplace, ε = {epsilon:g}, Δf = {sensitivity:g}")
+    axes[0].set(xlabel="released value", ylabel="density", title=f"Laplace, ε = {epsilon:.3g}, Δf = {sensitivity:.3g}")
     axes[0].legend(fontsize="small")
     axes[1].plot(z, loss, color="C2", label="log p_D(z) / p_D'(z)")
     for bound in (epsilon, -epsilon):
@@ -155,7 +155,7 @@ def composition_figure(epsilon: float = 0.1, delta: float = 1e-6, k_max: int = 1
     ks = np.unique(np.round(np.logspace(0, np.log10(int(k_max)), 25)).astype(int))
     fig = plots.curves(ks, composition_bounds(epsilon, delta, ks), xlabel="compositions k", ylabel="total ε",
                        logx=True, logy=True, marker=None)
-    fig.axes[0].set_title(f"per-step ε = {epsilon:g}, δ = {delta:g}")
+    fig.axes[0].set_title(f"per-step ε = {epsilon:.3g}, δ = {delta:.3g}")
     fig.axes[0].legend(fontsize="x-small")
     return fig
 
@@ -182,7 +182,7 @@ def planar_laplace_figure(epsilon_star: float = 1.0, radius_m: float = 200.0, n:
     fig, ax = plt.subplots(figsize=(5.6, 6.4))
     ax.scatter(cloud[:, 0], cloud[:, 1], s=2, alpha=0.4, color="C0", label="reported locations")
     ax.plot(0, 0, marker="*", ms=14, color="C3", ls="", label="true location")
-    circles = {f"privacy radius r = {radius_m:g} m": (radius_m, "C3"),
+    circles = {f"privacy radius r = {radius_m:.4g} m": (radius_m, "C3"),
                f"mean displacement 2/ε = {2 / epsilon:,.0f} m": (2 / epsilon, "C2"),
                f"95% within {mechanisms.planar_laplace_radius([0.95], epsilon)[0]:,.0f} m":
                    (float(mechanisms.planar_laplace_radius([0.95], epsilon)[0]), "0.3")}
@@ -191,7 +191,7 @@ def planar_laplace_figure(epsilon_star: float = 1.0, radius_m: float = 200.0, n:
         ax.plot(r * np.cos(angle), r * np.sin(angle), color=colour, lw=1.5, label=label)
     reach = 1.05 * max(r for r, _ in circles.values())
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x (m)", ylabel="y (m)",
-           title=f"ε* = {epsilon_star:g} within {radius_m:g} m: ε = {epsilon:.3g} per metre")
+           title=f"ε* = {epsilon_star:.3g} within {radius_m:.4g} m: ε = {epsilon:.3g} per metre")
     ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     return fig
 
@@ -203,7 +203,7 @@ def explore_planar_laplace(epsilon_star: float = 1.0, radius_m: float = 200.0, *
         import ipywidgets as widgets
 
         controls = {"epsilon_star": widgets.FloatLogSlider(min=-1, max=2, step=0.05, description="ε*"),
-                    "radius_m": widgets.FloatLogSlider(min=1, max=4, step=0.05, description="r (m)")}
+                    "radius_m": widgets.FloatSlider(min=10, max=5000, step=10, description="r (m)")}
     return _explore(planar_laplace_figure, controls, {"epsilon_star": epsilon_star, "radius_m": radius_m}, live)
 
 
@@ -247,7 +247,7 @@ def dptt_figure(n_points: int = 16, query: float = 37.0, epsilon: float = 10.0, 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.6, 1]})
     plots.tree_diagram(tree, em=[s["node"] for s in decisions[:shown]],
                        released=[trace[-1]["node"]] if done else [], ax=axes[0],
-                       title=f"query {query:g}, {utility.upper()}, ε = {epsilon:g} per step")
+                       title=f"query {query:.4g}, {utility.upper()}, ε = {epsilon:.3g} per step")
     p_correct = np.array([s["p_right"] if s["correct_bit"] else 1 - s["p_right"] for s in decisions])
     levels = np.arange(len(decisions))
     colours = ["C2" if s["bit"] == s["correct_bit"] else "C3" for s in decisions]
