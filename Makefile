@@ -3,6 +3,7 @@
 #   make figures [PROFILE=default|ci|thesis]   execute every notebook, write figures/
 #   make test                                  unit, statistical, notebook and book (browser) tests
 #   make book                                  the offline HTML book in build/book/html
+#   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab | make bench | make notebooks | make clean
 
 PROFILE ?= default
@@ -11,7 +12,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test lab bench notebooks clean install book browser
+.PHONY: figures test lab bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -39,6 +40,9 @@ test: $(STAMP) browser
 
 book: $(STAMP)
 	$(PY) -m dpnn.book
+
+student: $(STAMP)
+	$(PY) -m dpnn.student
 
 lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/

@@ -163,3 +163,54 @@ def test_the_checks_catch_a_broken_image_and_raw_math(browser, tmp_path):
     assert any("raw TeX" in p for p in problems)
     links = broken_links(tmp_path, page)
     assert any("missing file" in p for p in links) and any("missing anchor" in p for p in links)
+
+
+def test_exercise_solutions_are_collapsed_behind_a_toggle(site, browser):
+    """Every solution cell of a chapter is hidden until its toggle is clicked; statements and stubs stay open."""
+    import nbformat
+
+    from dpnn import student
+    from dpnn.run import notebook_paths, repository_root
+
+    chapters = 0
+    for path in notebook_paths(repository_root()):
+        nb = nbformat.read(path, as_version=4)
+        blocks = student.exercises(nb)
+        if not blocks:
+            continue
+        chapters += 1
+        solutions = [nb.cells[i] for b in blocks for i in b.solution]
+        page = browser.new_page()
+        page.goto((site / "notebooks" / f"{path.stem}.html").as_uri(), wait_until="load")
+        found = page.evaluate("""() => {
+            const toggles = [...document.querySelectorAll('.tag_solution details, details.dpnn-solution')];
+            const hidden = toggles.map(d => !d.open && [...d.children].filter(c => c.tagName !== 'SUMMARY')
+                                                   .every(c => !c.checkVisibility()));
+            const stubs = [...document.querySelectorAll('h2')].filter(h => h.textContent.startsWith('Exercise'));
+            return {toggles: toggles.length, hidden: hidden.filter(Boolean).length,
+                    statements: stubs.filter(h => h.checkVisibility()).length,
+                    text: document.body.innerText};
+        }""")
+        assert found["toggles"] == len(solutions), (path.stem, found["toggles"], len(solutions))
+        assert found["hidden"] == len(solutions), f"{path.stem}: a solution is open"
+        assert found["statements"] == len(blocks)
+        assert "### Solution" not in found["text"]
+        page.click("details.dpnn-solution > summary")
+        assert page.evaluate("() => document.querySelector('details.dpnn-solution > p').checkVisibility()")
+        page.close()
+    assert chapters >= 3
+
+
+def test_collapse_solutions_marks_code_and_wraps_prose():
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("### Solution\n\nBecause."), nbformat.v4.new_code_cell("x = 1"),
+                nbformat.v4.new_code_cell("y = 2")]
+    for cell in nb.cells[:2]:
+        cell.metadata["tags"] = ["solution"]
+    out = book.collapse_solutions(nb)
+    assert out.cells[0].source.startswith('<details class="dpnn-solution">') and "Because." in out.cells[0].source
+    assert "### Solution" not in out.cells[0].source and out.cells[0].source.endswith("</details>")
+    assert out.cells[1].metadata["tags"] == ["solution", "hide-cell"] and "tags" not in out.cells[2].metadata
+    assert nb.cells[0].source.startswith("### Solution"), "the notebook itself is not changed"

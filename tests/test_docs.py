@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCUMENTS = ["README.md", "data/README.md", "docs/design.md"]
+DOCUMENTS = ["README.md", "data/README.md", "docs/design.md", "docs/seminar.md"]
 
 
 def table_blocks(text):

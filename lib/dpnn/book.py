@@ -6,16 +6,50 @@ Copies ``book/`` (Sphinx configuration, front and back matter, BibTeX) and every
 notebook into ``build/book-src`` and runs Sphinx with myst-nb, which renders the stored
 outputs without executing anything. The HTML lands in ``build/book/html`` (or ``DIR``);
 open ``index.html``. Nothing is fetched from the network, at build time or when reading.
+
+Exercise solutions (cells tagged ``solution``, see :mod:`dpnn.student`) are collapsed behind a
+toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the ``### Solution``
+markdown becomes a closed ``<details>`` element. The seminar guide ``docs/seminar.md`` is copied in
+as a page of the book.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
+import re
 import shutil
 import sys
 from pathlib import Path
 
+import nbformat
+
 from dpnn.run import notebook_paths, repository_root
+
+SOLUTION_SUMMARY = "Solution (click to show)"
+
+
+def collapse_solutions(nb):
+    """A copy of ``nb`` whose ``solution`` cells the book shows collapsed behind a toggle."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "solution" not in tags:
+            continue
+        if cell.cell_type == "code":
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+            cell.metadata["mystnb"] = {"code_prompt_show": "Show the solution's code and output",
+                                       "code_prompt_hide": "Hide the solution's code"}
+        else:
+            body = re.sub(r"\A### Solution[^\n]*\n*", "", cell.source)
+            cell.source = (f'<details class="dpnn-solution">\n<summary>{SOLUTION_SUMMARY}</summary>\n\n'
+                           f"{body}\n\n</details>")
+    return nb
+
+
+def _seminar_page(text: str) -> str:
+    """``docs/seminar.md`` as a page at the book's root: links to notebooks point to their chapters."""
+    return text.replace("](../notebooks/", "](notebooks/")
 
 
 def build(out: Path | None = None, source: Path | None = None) -> Path:
@@ -31,7 +65,10 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
         if path.is_file():
             shutil.copy2(path, source / path.name)
     for path in notebook_paths(root):
-        shutil.copy2(path, source / "notebooks" / path.name)
+        nbformat.write(collapse_solutions(nbformat.read(path, as_version=4)), source / "notebooks" / path.name)
+    guide = root / "docs" / "seminar.md"
+    if guide.exists():
+        (source / "seminar.md").write_text(_seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8")
     status = build_main(["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)])
     if status:
         raise RuntimeError(f"sphinx-build failed with status {status} (warnings are errors)")

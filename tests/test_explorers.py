@@ -1,0 +1,106 @@
+"""The interactive explorers: exact figure contents, static without a front end, live sliders that redraw."""
+
+import matplotlib
+
+matplotlib.use("agg")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+from scipy.special import expit  # noqa: E402
+
+from dpnn import accounting, explorers, mechanisms  # noqa: E402
+
+
+def test_without_a_front_end_every_explorer_draws_one_static_figure(monkeypatch):
+    monkeypatch.delenv("JPY_SESSION_NAME", raising=False)
+    assert not explorers.live_front_end()
+    for explore in (explorers.explore_laplace, explorers.explore_composition,
+                    explorers.explore_planar_laplace, explorers.explore_dptt):
+        result = explore()
+        assert isinstance(result, matplotlib.figure.Figure), explore.__name__
+
+
+def test_a_jupyter_server_session_alone_is_not_enough_outside_a_kernel(monkeypatch):
+    monkeypatch.setenv("JPY_SESSION_NAME", "notebooks/01_dp_primer.ipynb")
+    assert not explorers.live_front_end()  # no IPython kernel in pytest
+
+
+def test_live_explorer_redraws_when_a_slider_moves(monkeypatch):
+    import ipywidgets
+
+    drawn = []
+    original = explorers.laplace_figure
+    monkeypatch.setattr(explorers, "laplace_figure", lambda **kw: drawn.append(kw) or original(**kw))
+    box = explorers.explore_laplace(epsilon=1.0, live=True)
+    assert isinstance(box, ipywidgets.VBox)
+    slider = box.children[0].children[0]
+    assert slider.description == "ε" and slider.value == pytest.approx(1.0)
+    slider.value = 0.5
+    assert [d["epsilon"] for d in drawn] == [1.0, pytest.approx(0.5)]
+    for explore in (explorers.explore_composition, explorers.explore_planar_laplace, explorers.explore_dptt):
+        assert isinstance(explore(live=True), ipywidgets.VBox)
+
+
+def test_laplace_explorer_draws_the_exact_densities_and_a_loss_that_reaches_epsilon():
+    fig = explorers.laplace_figure(epsilon=0.7, sensitivity=2.0, count=5.0)
+    density, neighbour = fig.axes[0].lines[:2]
+    z = density.get_xdata()
+    scale = 2.0 / 0.7
+    assert np.allclose(density.get_ydata(), np.exp(-np.abs(z - 5.0) / scale) / (2 * scale))
+    assert np.allclose(neighbour.get_ydata(), np.exp(-np.abs(z - 3.0) / scale) / (2 * scale))
+    loss = fig.axes[1].lines[0].get_ydata()
+    assert np.allclose(loss, np.log(density.get_ydata() / neighbour.get_ydata()))
+    assert loss.max() == pytest.approx(0.7) and loss.min() == pytest.approx(-0.7)
+    with pytest.raises(ValueError, match="epsilon"):
+        explorers.laplace_figure(epsilon=0.0)
+
+
+def test_composition_explorer_plots_the_accounting_values():
+    fig = explorers.composition_figure(epsilon=0.2, delta=1e-5, k_max=100)
+    lines = {line.get_label(): line for line in fig.axes[0].lines}
+    ks = lines["basic (Thm 2.9)"].get_xdata()
+    assert ks[0] == 1 and ks[-1] == 100
+    assert np.allclose(lines["basic (Thm 2.9)"].get_ydata(), 0.2 * ks)
+    k = int(ks[-1])
+    assert lines["advanced (Thm 2.10)"].get_ydata()[-1] == pytest.approx(
+        np.sqrt(2 * k * np.log(1e5)) * 0.2 + k * 0.2 * (np.exp(0.2) - 1))
+    assert lines["optimal for ε-DP (KOV)"].get_ydata()[-1] == pytest.approx(
+        accounting.optimal_pure_composition_epsilon(0.2, k, 1e-5))
+    with pytest.raises(ValueError, match="delta"):
+        explorers.composition_figure(delta=1.0)
+
+
+def test_planar_laplace_explorer_draws_the_mechanisms_cloud_in_metres():
+    fig = explorers.planar_laplace_figure(epsilon_star=2.0, radius_m=400.0, n=300, seed=7)
+    cloud = fig.axes[0].collections[0].get_offsets()
+    expected = mechanisms.planar_laplace(np.zeros((300, 2)), 2.0 / 400.0, np.random.default_rng(7))
+    assert np.allclose(cloud, expected)
+    radii = [np.max(np.hypot(*line.get_data())) for line in fig.axes[0].lines[1:]]
+    from scipy import stats
+
+    assert radii == pytest.approx([400.0, 2 / 0.005, stats.gamma(a=2, scale=200.0).ppf(0.95)], rel=1e-6)
+
+
+def test_dptt_trace_matches_the_reference_and_definition_2_6():
+    points = np.array([3.0, 11.0, 19.0, 28.0, 40.0, 52.0, 66.0, 90.0])
+    for utility, sensitivity in (("dis", 100.0), ("cmp", None)):
+        tree, trace = explorers.dptt_trace(points, 37.0, 4.0, utility, sensitivity, seed=3)
+        decisions = [s for s in trace if s["action"] == "em"]
+        assert len(decisions) == 3 and trace[-1]["action"] == "finish"
+        gaps = np.array([s["right_utility"] - s["left_utility"] for s in decisions])
+        assert np.allclose([s["p_right"] for s in decisions], expit(4.0 * gaps / (2 * (sensitivity or 1.0))))
+        # the first decision's correct turn: the true NN (40) lies in the right half (40, 52, 66, 90)
+        assert decisions[0]["correct_bit"] == 1
+        from dpnn.traversal import dptt_reference
+
+        released, _ = dptt_reference(tree, [37.0], 4.0, utility, sensitivity, rng=np.random.default_rng(3))
+        assert trace[-1]["leaf"] == released[0]
+
+
+def test_dptt_figure_shows_the_decisions_up_to_the_step():
+    fig = explorers.dptt_figure(n_points=16, step=2)
+    bars = fig.axes[1].patches  # one bar per level of the 16-point tree (4 decisions)
+    grey = [b for b in bars if np.allclose(b.get_facecolor()[:3], matplotlib.colors.to_rgb("0.85"))]
+    assert len(bars) == 4 and len(grey) == 2
+    assert "step 2 of 4" in fig.axes[1].get_title()
+    assert "released" in explorers.dptt_figure(n_points=16).axes[1].get_title()
