@@ -63,3 +63,13 @@ def test_every_helper_returns_its_figure():
     for fig in figures:
         assert isinstance(fig, matplotlib.figure.Figure)
         plt.close(fig)
+
+
+def test_variant_panels_legend_names_a_series_as_asked():
+    import pandas as pd
+    table = pd.DataFrame({"variant": ["a", "a", "b", "b"], "x": [1.0, 10.0] * 2, "raw": [0.1, 0.2] * 2,
+                          "raw_se": [0.01] * 4, "top5": [0.3, 0.4] * 2, "top5_se": [0.01] * 4})
+    fig = plots.variant_panels(table, "x", ["a", "b"], xlabel="x", geo=False, names={"a": "DP-TT a (ε* = 12)"})
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == ["DP-TT a (ε* = 12)", "DP-TT b"]
+    plt.close(fig)
