@@ -73,3 +73,18 @@ def test_variant_panels_legend_names_a_series_as_asked():
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert texts == ["DP-TT a (ε* = 12)", "DP-TT b"]
     plt.close(fig)
+
+
+def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
+    import numpy as np
+    from dpnn.trees import build_tree
+    tree = build_tree(np.arange(8.0))
+    leaf = int(np.flatnonzero(tree.is_leaf)[3])
+    fig = plots.tree_diagram(tree, released=[leaf], target=[leaf])
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["released", "true nearest neighbour"]
+    plt.close(fig)
+    fig = plots.labelled_scatter([1, 2], [0.1, 0.2], ["p", "q"], xlabel="x", ylabel="y", label_offsets={"q": (4, -12)})
+    offsets = [t.xyann for t in fig.axes[0].texts]
+    assert offsets == [(4, 4), (4, -12)]
+    plt.close(fig)

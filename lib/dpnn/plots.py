@@ -223,11 +223,12 @@ def kd_partition(tree, *, ax=None, labels=True):
     return fig
 
 
-def tree_diagram(tree, *, em=(), split=(), released=(), ax=None, title=None):
+def tree_diagram(tree, *, em=(), split=(), released=(), target=(), ax=None, title=None):
     """A small leaf-only tree drawn top-down (thesis Figs. 5.1-5.3).
 
     Nodes in ``em`` are green (an exponential-mechanism decision), in ``split``
-    blue (a data-independent split), leaves in ``released`` ringed in red.
+    blue (a data-independent split), leaves in ``released`` ringed in red,
+    leaves in ``target`` (e.g. the query's true nearest neighbour) starred.
     """
     fig, ax = _axes(ax)
     x = np.zeros(tree.n_nodes)
@@ -247,12 +248,15 @@ def tree_diagram(tree, *, em=(), split=(), released=(), ax=None, title=None):
     ax.scatter(x, y, c=list(colour), s=60, zorder=2, edgecolors="0.3", linewidths=0.5)
     rel = list(released)
     ax.scatter(x[rel], y[rel], s=160, facecolors="none", edgecolors="#D55E00", linewidths=2, zorder=3)
+    goal = list(target)
+    ax.scatter(x[goal], y[goal] - 0.45, marker="*", s=120, color="#E69F00", edgecolors="0.2", linewidths=0.5, zorder=4)
     handles = [plt.Line2D([], [], marker="o", ls="", color="#009E73", label="exponential mechanism"),
                plt.Line2D([], [], marker="o", ls="", color="#0072B2", label="split (no mechanism)"),
-               plt.Line2D([], [], marker="o", ls="", mfc="none", mec="#D55E00", mew=2, label="released")]
-    shown = [h for h, used in zip(handles, (em, split, released)) if len(used)]
+               plt.Line2D([], [], marker="o", ls="", mfc="none", mec="#D55E00", mew=2, label="released"),
+               plt.Line2D([], [], marker="*", ls="", color="#E69F00", mec="0.2", ms=10, label="true nearest neighbour")]
+    shown = [h for h, used in zip(handles, (em, split, released, target)) if len(used)]
     if shown:
-        ax.legend(handles=shown, loc="lower center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="x-small")
+        ax.legend(handles=shown, loc="lower center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize="x-small")
     ax.set_axis_off()
     if title:
         ax.set_title(title)
@@ -298,12 +302,17 @@ def protocol_sequence(messages, *, ax=None, title=None):
     return fig
 
 
-def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scatter_kwargs):
-    """Points with a text label each (e.g. one DP-TT variant per point)."""
+def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, label_offsets=None, **scatter_kwargs):
+    """Points with a text label each (e.g. one DP-TT variant per point).
+
+    ``label_offsets`` maps a label to its (dx, dy) offset in points (default
+    (4, 4)), to move labels of nearby points apart.
+    """
     fig, ax = _axes(ax)
     ax.scatter(x, y, **scatter_kwargs)
     for xi, yi, label in zip(x, y, labels):
-        ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+        ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(label_offsets or {}).get(label, (4, 4)),
+                    fontsize="x-small")
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
