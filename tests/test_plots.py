@@ -88,3 +88,15 @@ def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
     offsets = [t.xyann for t in fig.axes[0].texts]
     assert offsets == [(4, 4), (4, -12)]
     plt.close(fig)
+
+
+def test_tree_diagram_and_partition_use_the_same_node_labels():
+    import numpy as np
+    from dpnn.trees import build_tree
+    tree = build_tree(np.array([[1.0, 5.0], [2.0, 3.0], [7.0, 1.0], [4.0, 4.0]]))
+    diagram = {t.get_text() for t in plots.tree_diagram(tree, labels=True).axes[0].texts}
+    partition = {t.get_text() for t in plots.kd_partition(tree).axes[0].texts}
+    inner = {f"n{k}" for k in np.flatnonzero(~tree.is_leaf)}
+    leaves = {str(i) for i in range(4)}
+    assert diagram == inner | leaves and partition == inner | leaves
+    plt.close("all")

@@ -194,7 +194,11 @@ def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, marker
 # --- tree and DP-TT figures ---------------------------------------------------------------
 
 def kd_partition(tree, *, ax=None, labels=True):
-    """Planar picture of a 2-D k-d tree (thesis Fig. 2.4): points and the split line of every inner node."""
+    """Planar picture of a 2-D k-d tree (thesis Fig. 2.4): points and the split line of every inner node.
+
+    With ``labels`` each point carries its index and each split line its node
+    number ``n<k>``, the labels :func:`tree_diagram` draws with ``labels=True``.
+    """
     fig, ax = _axes(ax)
     points = tree.points
     low, high = points.min(axis=0), points.max(axis=0)
@@ -210,6 +214,10 @@ def kd_partition(tree, *, ax=None, labels=True):
                     lw=2.5 / (1 + tree.depth[node]) + 0.5)
         else:
             ax.plot([lo[0], hi[0]], [split, split], color="0.5", lw=2.5 / (1 + tree.depth[node]) + 0.5)
+        if labels:  # the node number at the middle of its split line
+            middle = [split, (lo[1] + hi[1]) / 2] if axis == 0 else [(lo[0] + hi[0]) / 2, split]
+            ax.text(*middle, f"n{node}", fontsize=6, color="C0", ha="center", va="center",
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=4)
         left_hi, right_lo = hi.copy(), lo.copy()
         left_hi[axis], right_lo[axis] = split, split
         box[tree.left[node]] = (lo, left_hi)
@@ -223,12 +231,14 @@ def kd_partition(tree, *, ax=None, labels=True):
     return fig
 
 
-def tree_diagram(tree, *, em=(), split=(), released=(), target=(), ax=None, title=None):
+def tree_diagram(tree, *, em=(), split=(), released=(), target=(), ax=None, title=None, labels=False):
     """A small leaf-only tree drawn top-down (thesis Figs. 5.1-5.3).
 
     Nodes in ``em`` are green (an exponential-mechanism decision), in ``split``
     blue (a data-independent split), leaves in ``released`` ringed in red,
     leaves in ``target`` (e.g. the query's true nearest neighbour) starred.
+    With ``labels`` inner nodes show their number ``n<k>`` and leaves the index
+    of their point, as :func:`kd_partition` labels them.
     """
     fig, ax = _axes(ax)
     x = np.zeros(tree.n_nodes)
@@ -248,6 +258,11 @@ def tree_diagram(tree, *, em=(), split=(), released=(), target=(), ax=None, titl
     ax.scatter(x, y, c=list(colour), s=60, zorder=2, edgecolors="0.3", linewidths=0.5)
     rel = list(released)
     ax.scatter(x[rel], y[rel], s=160, facecolors="none", edgecolors="#D55E00", linewidths=2, zorder=3)
+    if labels:
+        for node in range(tree.n_nodes):
+            text = str(tree.point[node]) if tree.left[node] < 0 else f"n{node}"
+            ax.annotate(text, (x[node], y[node]), textcoords="offset points", fontsize=6, ha="center",
+                        xytext=(0, -11) if tree.left[node] < 0 else (0, 6))
     goal = list(target)
     ax.scatter(x[goal], y[goal] - 0.45, marker="*", s=120, color="#E69F00", edgecolors="0.2", linewidths=0.5, zorder=4)
     handles = [plt.Line2D([], [], marker="o", ls="", color="#009E73", label="exponential mechanism"),
