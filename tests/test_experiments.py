@@ -131,3 +131,36 @@ def test_dask_backend_needs_a_scheduler_and_backend_is_checked(monkeypatch):
         experiments.run_grid(small_grid()[:1], backend="dask", progress=False)
     with pytest.raises(ValueError, match="backend"):
         experiments.run_grid(small_grid()[:1], backend="ray", progress=False)
+
+
+def test_delta_exponent_moves_only_the_accounting():
+    """delta = N^-1.1 (the archived code) instead of 1/N: same draws, Thm 2.13 at the other delta."""
+    from dpnn.accounting import br_composition
+
+    point = {"n": 2000, "d": 1, "utility": "cmp", "variant": "E1", "epsilon": 1.0, "n_queries": 50}
+    text, code = experiments.evaluate(point, seed=5), experiments.evaluate(point, seed=5, delta_exponent=1.1)
+    assert text["top5"] == code["top5"] and text["raw"] == code["raw"]
+    calls = text["tree_height"] - 1  # E1 on a tree of height h: h - 1 steps, each charged eps (thesis)
+    assert text["delta"] == 1 / 2000 and code["delta"] == pytest.approx(2000 ** -1.1, rel=1e-12)
+    assert text["epsilon_thesis"] == pytest.approx(br_composition([1.0] * calls, 1 / 2000), rel=1e-12)
+    assert code["epsilon_thesis"] == pytest.approx(br_composition([1.0] * calls, 2000 ** -1.1), rel=1e-12)
+    assert code["epsilon_thesis"] > text["epsilon_thesis"]
+    with pytest.raises(ValueError, match="delta_exponent"):
+        experiments.evaluate(point, delta_exponent=0)
+
+
+def test_at_level_interpolates_in_log_x_and_never_extrapolates():
+    curve = pd.DataFrame({"x": [1e-4, 1e-2, 1e-3], "y": [0.1, 0.5, 0.3]})
+    assert experiments.at_level(curve, "x", "y", 1e-3) == pytest.approx(0.3)
+    assert experiments.at_level(curve, "x", "y", 10 ** -3.5) == pytest.approx(0.2)  # halfway in log10
+    assert np.isnan(experiments.at_level(curve, "x", "y", 1e-1))
+    with pytest.raises(ValueError, match="level"):
+        experiments.at_level(curve, "x", "y", -1)
+
+
+def test_geo_sweep_with_neighbours_finds_at_least_as_often():
+    one = experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3)
+    many = experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3, k=16)
+    assert many["k"].iloc[0] == 16 and many["geo_top5"].iloc[0] >= one["geo_top5"].iloc[0] - 0.1
+    with pytest.raises(ValueError, match="k"):
+        experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 10, k=0)

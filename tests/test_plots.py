@@ -63,3 +63,40 @@ def test_every_helper_returns_its_figure():
     for fig in figures:
         assert isinstance(fig, matplotlib.figure.Figure)
         plt.close(fig)
+
+
+def test_variant_panels_legend_names_a_series_as_asked():
+    import pandas as pd
+    table = pd.DataFrame({"variant": ["a", "a", "b", "b"], "x": [1.0, 10.0] * 2, "raw": [0.1, 0.2] * 2,
+                          "raw_se": [0.01] * 4, "top5": [0.3, 0.4] * 2, "top5_se": [0.01] * 4})
+    fig = plots.variant_panels(table, "x", ["a", "b"], xlabel="x", geo=False, names={"a": "DP-TT a (ε* = 12)"})
+    texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert texts == ["DP-TT a (ε* = 12)", "DP-TT b"]
+    plt.close(fig)
+
+
+def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
+    import numpy as np
+    from dpnn.trees import build_tree
+    tree = build_tree(np.arange(8.0))
+    leaf = int(np.flatnonzero(tree.is_leaf)[3])
+    fig = plots.tree_diagram(tree, released=[leaf], target=[leaf])
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert labels == ["released", "true nearest neighbour"]
+    plt.close(fig)
+    fig = plots.labelled_scatter([1, 2], [0.1, 0.2], ["p", "q"], xlabel="x", ylabel="y", label_offsets={"q": (4, -12)})
+    offsets = [t.xyann for t in fig.axes[0].texts]
+    assert offsets == [(4, 4), (4, -12)]
+    plt.close(fig)
+
+
+def test_tree_diagram_and_partition_use_the_same_node_labels():
+    import numpy as np
+    from dpnn.trees import build_tree
+    tree = build_tree(np.array([[1.0, 5.0], [2.0, 3.0], [7.0, 1.0], [4.0, 4.0]]))
+    diagram = {t.get_text() for t in plots.tree_diagram(tree, labels=True).axes[0].texts}
+    partition = {t.get_text() for t in plots.kd_partition(tree).axes[0].texts}
+    inner = {f"n{k}" for k in np.flatnonzero(~tree.is_leaf)}
+    leaves = {str(i) for i in range(4)}
+    assert diagram == inner | leaves and partition == inner | leaves
+    plt.close("all")

@@ -14,7 +14,7 @@ from scipy import stats
 from scipy.special import expit
 
 from dpnn import accounting
-from dpnn.traversal import dptt, dptt_reference, em_calls_formula, parse_variant
+from dpnn.traversal import dptt, dptt_ledger, dptt_reference, em_calls_formula, parse_variant
 from dpnn.trees import build_tree
 
 ALPHA = 1e-3
@@ -259,3 +259,18 @@ def test_parse_variant_names_of_the_thesis():
     assert parse_variant("GS-N20") == {"variant": "greedy", "splits": 0, "neighborhood": 20}
     with pytest.raises(ValueError, match="name must be basic, P<s>, E<s>, GS, N<B> or GS-N<B>"):
         parse_variant("X3")
+
+
+def test_dptt_ledger_is_the_accountant_dptt_returns():
+    tree = build_tree(np.arange(64.0))
+    for utility, sensitivity in (("cmp", None), ("dis", 1e3)):
+        for name in ("basic", "P2", "E3", "GS"):
+            spec = parse_variant(name)
+            run = dptt(tree, [3.0, 40.0], 2.0, utility, sensitivity, rng=0, **spec).accountant
+            ledger = dptt_ledger(np.full(tree.tree_height, 2.0), utility, spec["variant"], spec["splits"])
+            assert ledger.spends == run.spends
+    assert dptt_ledger([], "cmp").compositions == 0
+    with pytest.raises(ValueError, match="utility"):
+        dptt_ledger([1.0], "euclid")
+    with pytest.raises(ValueError, match="schedule"):
+        dptt_ledger([1.0, 0.0], "cmp")

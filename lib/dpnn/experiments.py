@@ -14,8 +14,9 @@ GEO is run by the thesis's fairness rules (§6.2): once with one neighbour
 releasing as many nearest neighbours as DP-TT releases values (E, N); as many
 times as GS releases leaves, each with the neighbourhood (GS-N). Its privacy
 level per unit of distance is ``epsilon* / sensitivity`` with ``epsilon*`` the
-DP-TT composition by Theorem 2.13 at delta = 1/N (§6.1), split evenly over its
-runs so that both methods spend the same total budget.
+DP-TT composition by Theorem 2.13 at delta = 1/N (§6.1; the thesis's archived
+code uses N^-1.1, hence ``delta_exponent``), split evenly over its runs so that
+both methods spend the same total budget.
 """
 
 from __future__ import annotations
@@ -29,12 +30,13 @@ import pandas as pd
 from scipy.spatial import cKDTree
 
 from dpnn import data, metrics
+from dpnn._validation import positive_finite, positive_int
 from dpnn.accounting import br_composition
 from dpnn.baselines import geo_nn
 from dpnn.traversal import dptt, parse_variant
 from dpnn.trees import build_tree
 
-__all__ = ["grid", "evaluate", "run_grid", "geo_plan", "geo_sweep", "default_cache_dir"]
+__all__ = ["grid", "evaluate", "run_grid", "geo_plan", "geo_sweep", "at_level", "default_cache_dir"]
 
 DEFAULTS = {"dataset": "uniform", "n": 100_000, "d": 1, "utility": "dis", "variant": "basic",
             "epsilon": 1.0, "sensitivity": 1e9, "n_queries": 1000}
@@ -90,8 +92,14 @@ def geo_plan(variant: str, tree_height: int) -> tuple[int, int]:
     return leaves, max(per_run, spec["neighborhood"], 1)
 
 
-def evaluate(point: dict, seed: int = 0) -> dict:
-    """One grid point: DP-TT and (for DIS) GEO on the same queries; one row of results."""
+def evaluate(point: dict, seed: int = 0, delta_exponent: float = 1.0) -> dict:
+    """One grid point: DP-TT and (for DIS) GEO on the same queries; one row of results.
+
+    The composed budgets are given at ``delta = N ** -delta_exponent`` (1: the
+    thesis's text, §6.1; 1.1: its archived code). The draws do not depend on
+    ``delta_exponent``; for DIS, GEO's budget does.
+    """
+    delta_exponent = positive_finite(delta_exponent, "delta_exponent")
     point = {**DEFAULTS, **point}
     rng = np.random.default_rng(_point_seed(point, seed))
     points, tree, index = _database(point["dataset"], int(point["n"]), int(point["d"]), seed)
@@ -103,9 +111,9 @@ def evaluate(point: dict, seed: int = 0) -> dict:
         raise ValueError(f"variant {point['variant']} splits more than the tree height {tree.tree_height}")
     sensitivity = float(point["sensitivity"]) if point["utility"] == "dis" else None
     result = dptt(tree, queries, float(point["epsilon"]), point["utility"], sensitivity, rng=rng, **spec)
-    delta = 1 / n
+    delta = 1 / n if delta_exponent == 1 else 1 / float(n) ** delta_exponent
     raw, top5 = metrics.raw_accuracy(result, truth[:, 0]), metrics.topk_accuracy(result, truth)
-    row = {**point, "N": n, "tree_height": tree.tree_height, "raw": raw.mean(), "raw_se": metrics.standard_error(raw),
+    row = {**point, "N": n, "delta": delta, "tree_height": tree.tree_height, "raw": raw.mean(), "raw_se": metrics.standard_error(raw),
            "top5": top5.mean(), "top5_se": metrics.standard_error(top5),
            "released": result.released_counts.mean(), "em_calls": result.em_calls.mean(),
            "sent_fraction": metrics.fraction_sent(result.sent, n).mean(),
@@ -124,22 +132,43 @@ def evaluate(point: dict, seed: int = 0) -> dict:
     return row
 
 
-def geo_sweep(dataset, n, d, epsilon_star, sensitivities, n_queries, seed=0) -> pd.DataFrame:
-    """GEO alone at level ``epsilon_star`` per radius ``sensitivity`` (thesis Fig. 6.17's top axis)."""
+def geo_sweep(dataset, n, d, epsilon_star, sensitivities, n_queries, seed=0, k: int = 1) -> pd.DataFrame:
+    """GEO alone at level ``epsilon_star`` per radius ``sensitivity`` (thesis Fig. 6.17's top axis).
+
+    ``k`` neighbours of the perturbed location are released (thesis Fig. 6.21:
+    GEO with as many neighbours as DP-TT E releases); ``k = 1`` draws exactly
+    as before the argument existed.
+    """
+    k = positive_int(k, "k")
     points, _, index = _database(dataset, int(n), int(d), seed)
     rows = []
     for sensitivity in sensitivities:
         rng = np.random.default_rng(_point_seed({"geo": dataset, "n": n, "d": d, "s": sensitivity,
-                                                 "e": epsilon_star}, seed))
+                                                 "e": epsilon_star, **({"k": k} if k > 1 else {})}, seed))
         queries = _queries(dataset, points, int(n_queries), rng)
         truth = index.query(queries.reshape(len(queries), -1), k=5)[1]
-        answers = geo_nn(points, queries, epsilon_star / sensitivity, 1, rng)
+        answers = geo_nn(points, queries, epsilon_star / sensitivity, min(k, len(points)), rng)
         raw, top5 = metrics.raw_accuracy(answers, truth[:, 0]), metrics.topk_accuracy(answers, truth)
-        rows.append({"dataset": dataset, "N": len(points), "d": d, "sensitivity": sensitivity,
+        rows.append({"dataset": dataset, "N": len(points), "d": d, "k": k, "sensitivity": sensitivity,
                      "geo_epsilon": epsilon_star / sensitivity, "geo_raw": raw.mean(),
                      "geo_raw_se": metrics.standard_error(raw), "geo_top5": top5.mean(),
                      "geo_top5_se": metrics.standard_error(top5)})
     return pd.DataFrame(rows)
+
+
+def at_level(table: pd.DataFrame, x: str, value: str, level: float) -> float:
+    """``value`` at ``x = level`` by linear interpolation in log10(x) between a curve's grid points.
+
+    For comparing curves whose grids differ (e.g. accuracy against the composed
+    budget per unit distance, epsilon*/Delta, when each variant has its own
+    epsilon*). NaN outside the curve's range: no extrapolation.
+    """
+    level = positive_finite(level, "level")
+    part = table[[x, value]].dropna().sort_values(x)
+    xs = np.log10(part[x].to_numpy(dtype=float))
+    if len(xs) == 0 or not xs[0] <= np.log10(level) <= xs[-1]:
+        return float("nan")
+    return float(np.interp(np.log10(level), xs, part[value].to_numpy(dtype=float)))
 
 
 def default_cache_dir():
@@ -150,8 +179,11 @@ def default_cache_dir():
 
 
 def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True,
-             backend: str | None = None, scheduler=None) -> pd.DataFrame:
+             delta_exponent: float = 1.0, backend: str | None = None, scheduler=None) -> pd.DataFrame:
     """Evaluate every grid point in parallel with a progress bar; cached on disk if ``cache_dir``.
+
+    ``delta_exponent`` x composes each query's budget at delta = N^-x (1 in the
+    thesis's text, 1.1 in its archived code); it changes the accounting only.
 
     Each point is seeded from ``(seed, its parameters)``, so the table is the
     same for any ``n_jobs``, any order and any backend, and a cached row equals a fresh one.
@@ -176,18 +208,18 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
         raise ValueError(f"backend must be 'joblib' or 'dask', got {backend!r}")
     function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
     if backend == "dask":
-        return pd.DataFrame(_run_on_dask(function, points, seed, scheduler, progress))
+        return pd.DataFrame(_run_on_dask(function, points, seed, delta_exponent, scheduler, progress))
     iterator = points
     if progress:  # tqdm.auto warns at import in a kernel without ipywidgets; import it only for a bar
         from tqdm.auto import tqdm
 
         iterator = tqdm(points, desc="grid points")
-    rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed) for p in iterator)
+    rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed, delta_exponent) for p in iterator)
     return pd.DataFrame(rows)
 
 
-def _run_on_dask(function, points, seed, scheduler, progress) -> list[dict]:
-    """``function(point, seed)`` for every point on a Dask cluster; rows in the order of ``points``."""
+def _run_on_dask(function, points, seed, delta_exponent, scheduler, progress) -> list[dict]:
+    """``function(point, seed, delta_exponent)`` for every point on a Dask cluster; rows in the order of ``points``."""
     import os
 
     from distributed import Client, as_completed
@@ -201,7 +233,8 @@ def _run_on_dask(function, points, seed, scheduler, progress) -> list[dict]:
     client = Client(scheduler) if own else scheduler
     try:
         # pure=False: two equal points are still two tasks, as with joblib; seeds come from the points
-        futures = client.map(function, list(points), [seed] * len(points), pure=False)
+        futures = client.map(function, list(points), [seed] * len(points), [delta_exponent] * len(points),
+                             pure=False)
         if progress:
             from tqdm.auto import tqdm
 

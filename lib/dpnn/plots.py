@@ -194,7 +194,11 @@ def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, marker
 # --- tree and DP-TT figures ---------------------------------------------------------------
 
 def kd_partition(tree, *, ax=None, labels=True):
-    """Planar picture of a 2-D k-d tree (thesis Fig. 2.4): points and the split line of every inner node."""
+    """Planar picture of a 2-D k-d tree (thesis Fig. 2.4): points and the split line of every inner node.
+
+    With ``labels`` each point carries its index and each split line its node
+    number ``n<k>``, the labels :func:`tree_diagram` draws with ``labels=True``.
+    """
     fig, ax = _axes(ax)
     points = tree.points
     low, high = points.min(axis=0), points.max(axis=0)
@@ -210,6 +214,10 @@ def kd_partition(tree, *, ax=None, labels=True):
                     lw=2.5 / (1 + tree.depth[node]) + 0.5)
         else:
             ax.plot([lo[0], hi[0]], [split, split], color="0.5", lw=2.5 / (1 + tree.depth[node]) + 0.5)
+        if labels:  # the node number at the middle of its split line
+            middle = [split, (lo[1] + hi[1]) / 2] if axis == 0 else [(lo[0] + hi[0]) / 2, split]
+            ax.text(*middle, f"n{node}", fontsize=6, color="C0", ha="center", va="center",
+                    bbox={"boxstyle": "round,pad=0.1", "fc": "white", "ec": "none", "alpha": 0.8}, zorder=4)
         left_hi, right_lo = hi.copy(), lo.copy()
         left_hi[axis], right_lo[axis] = split, split
         box[tree.left[node]] = (lo, left_hi)
@@ -223,11 +231,14 @@ def kd_partition(tree, *, ax=None, labels=True):
     return fig
 
 
-def tree_diagram(tree, *, em=(), split=(), released=(), ax=None, title=None):
+def tree_diagram(tree, *, em=(), split=(), released=(), target=(), ax=None, title=None, labels=False):
     """A small leaf-only tree drawn top-down (thesis Figs. 5.1-5.3).
 
     Nodes in ``em`` are green (an exponential-mechanism decision), in ``split``
-    blue (a data-independent split), leaves in ``released`` ringed in red.
+    blue (a data-independent split), leaves in ``released`` ringed in red,
+    leaves in ``target`` (e.g. the query's true nearest neighbour) starred.
+    With ``labels`` inner nodes show their number ``n<k>`` and leaves the index
+    of their point, as :func:`kd_partition` labels them.
     """
     fig, ax = _axes(ax)
     x = np.zeros(tree.n_nodes)
@@ -247,12 +258,20 @@ def tree_diagram(tree, *, em=(), split=(), released=(), ax=None, title=None):
     ax.scatter(x, y, c=list(colour), s=60, zorder=2, edgecolors="0.3", linewidths=0.5)
     rel = list(released)
     ax.scatter(x[rel], y[rel], s=160, facecolors="none", edgecolors="#D55E00", linewidths=2, zorder=3)
+    if labels:
+        for node in range(tree.n_nodes):
+            text = str(tree.point[node]) if tree.left[node] < 0 else f"n{node}"
+            ax.annotate(text, (x[node], y[node]), textcoords="offset points", fontsize=6, ha="center",
+                        xytext=(0, -11) if tree.left[node] < 0 else (0, 6))
+    goal = list(target)
+    ax.scatter(x[goal], y[goal] - 0.45, marker="*", s=120, color="#E69F00", edgecolors="0.2", linewidths=0.5, zorder=4)
     handles = [plt.Line2D([], [], marker="o", ls="", color="#009E73", label="exponential mechanism"),
                plt.Line2D([], [], marker="o", ls="", color="#0072B2", label="split (no mechanism)"),
-               plt.Line2D([], [], marker="o", ls="", mfc="none", mec="#D55E00", mew=2, label="released")]
-    shown = [h for h, used in zip(handles, (em, split, released)) if len(used)]
+               plt.Line2D([], [], marker="o", ls="", mfc="none", mec="#D55E00", mew=2, label="released"),
+               plt.Line2D([], [], marker="*", ls="", color="#E69F00", mec="0.2", ms=10, label="true nearest neighbour")]
+    shown = [h for h, used in zip(handles, (em, split, released, target)) if len(used)]
     if shown:
-        ax.legend(handles=shown, loc="lower center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="x-small")
+        ax.legend(handles=shown, loc="lower center", bbox_to_anchor=(0.5, -0.2), ncol=4, fontsize="x-small")
     ax.set_axis_off()
     if title:
         ax.set_title(title)
@@ -298,12 +317,17 @@ def protocol_sequence(messages, *, ax=None, title=None):
     return fig
 
 
-def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scatter_kwargs):
-    """Points with a text label each (e.g. one DP-TT variant per point)."""
+def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, label_offsets=None, **scatter_kwargs):
+    """Points with a text label each (e.g. one DP-TT variant per point).
+
+    ``label_offsets`` maps a label to its (dx, dy) offset in points (default
+    (4, 4)), to move labels of nearby points apart.
+    """
     fig, ax = _axes(ax)
     ax.scatter(x, y, **scatter_kwargs)
     for xi, yi, label in zip(x, y, labels):
-        ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(4, 4), fontsize="x-small")
+        ax.annotate(str(label), (xi, yi), textcoords="offset points", xytext=(label_offsets or {}).get(label, (4, 4)),
+                    fontsize="x-small")
     if logx:
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
@@ -312,13 +336,15 @@ def labelled_scatter(x, y, labels, *, xlabel, ylabel, logx=True, ax=None, **scat
 
 
 def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", invert_x=False, logx=True,
-                   suptitle=None, geo_table=None, geo_x=None, geo_xlabel=None, by="variant"):
+                   suptitle=None, geo_table=None, geo_x=None, geo_xlabel=None, by="variant", names=None,
+                   geo_name="GEO (top axis)"):
     """Thesis-style figure: (a) raw and (b) top-5 accuracy against ``x``, one curve per variant.
 
     ``table`` has columns ``by`` (default ``variant``), ``x``, ``raw``, ``raw_se``, ``top5``,
     ``top5_se`` (and ``geo_*`` when ``geo``: dashed, same colour). With
     ``geo_table`` GEO is drawn against its own x (``geo_x``) on a top axis, as
-    in thesis Fig. 6.17.
+    in thesis Fig. 6.17. ``names`` maps a series to its legend text (default
+    ``f"{label} {series}"``), e.g. to state each variant's composed budget.
     """
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     for ax, metric, name in zip(axes, ("raw", "top5"), ("(a) raw accuracy", "(b) top-5 accuracy")):
@@ -327,7 +353,7 @@ def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", inver
             if part.empty:
                 continue
             ax.errorbar(part[x], part[metric], yerr=part[f"{metric}_se"], color=f"C{i}", marker="o", ms=3,
-                        capsize=2, label=f"{label} {variant}")
+                        capsize=2, label=(names or {}).get(variant, f"{label} {variant}"))
             if geo and f"geo_{metric}" in part:
                 ax.errorbar(part[x], part[f"geo_{metric}"], yerr=part[f"geo_{metric}_se"], color=f"C{i}",
                             ls="--", marker="s", ms=3, capsize=2, label=f"GEO ({variant} rule)")
@@ -340,7 +366,7 @@ def variant_panels(table, x, variants, *, xlabel, geo=True, label="DP-TT", inver
         if geo_table is not None:
             top = ax.twiny()
             top.errorbar(geo_table[geo_x], geo_table[f"geo_{metric}"], yerr=geo_table[f"geo_{metric}_se"],
-                         color="black", ls="--", marker="s", ms=3, capsize=2, label="GEO (top axis)")
+                         color="black", ls="--", marker="s", ms=3, capsize=2, label=geo_name)
             top.set_xscale("log")
             top.xaxis.set_minor_locator(NullLocator())
             top.set_xlabel(geo_xlabel)

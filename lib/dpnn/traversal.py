@@ -41,7 +41,7 @@ from dpnn.accounting import Accountant
 from dpnn.mechanisms import _binary_turns
 from dpnn.trees import KDTree
 
-__all__ = ["DPTTResult", "dptt", "dptt_reference", "em_calls_formula", "parse_variant", "VARIANTS", "UTILITIES"]
+__all__ = ["DPTTResult", "dptt", "dptt_ledger", "dptt_reference", "em_calls_formula", "parse_variant", "VARIANTS", "UTILITIES"]
 
 VARIANTS = ("basic", "parallel", "early", "greedy")
 UTILITIES = ("dis", "cmp")
@@ -243,8 +243,32 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
     sent = starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
     per_level = em_calls_formula(variant, tree.tree_height, splits)
     epsilons = np.repeat(schedule[: tree.tree_height], per_level)
-    accountant = _schedule_accountant(schedule, per_level, utility)
-    return DPTTResult(indices, offsets, em_calls, sent, epsilons, accountant)
+    return DPTTResult(indices, offsets, em_calls, sent, epsilons,
+                      dptt_ledger(schedule[: tree.tree_height], utility, variant, splits))
+
+
+def dptt_ledger(schedule, utility: str, variant: str = "basic", splits: int = 0) -> Accountant:
+    """The accountant :func:`dptt` returns, without running it: the worst-case calls of a variant.
+
+    ``schedule`` holds the per-step budget of each tree level (its length is
+    the tree height). A CMP step is charged as ``"randomized_response"`` at
+    ``epsilon/2`` (its exact loss), a DIS step as ``"exponential"`` at
+    ``epsilon``; :func:`em_calls_formula` gives the calls per level. Used to
+    compose one query's budget at another ``delta`` than a run used.
+    """
+    schedule = finite_array(schedule, "schedule", ndim=(1,), allow_empty=True)  # a one-point tree has no levels
+    if np.any(schedule <= 0):
+        raise ValueError("schedule must hold numbers > 0 (one per tree level)")
+    if utility not in UTILITIES:
+        raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
+    accountant = Accountant()
+    for level_epsilon, count in zip(schedule, em_calls_formula(variant, len(schedule), splits)):
+        if count:
+            if utility == "cmp":
+                accountant.spend("randomized_response", level_epsilon / 2, int(count))
+            else:
+                accountant.spend("exponential", level_epsilon, int(count))
+    return accountant
 
 
 _NEIGHBOUR_INDEX: dict = {}
@@ -386,18 +410,6 @@ SCHEDULES = ("constant", "decreasing", "increasing")
 __all__ += ["SCHEDULES", "epsilon_schedule"]
 
 
-def _schedule_accountant(schedule, per_level, utility) -> Accountant:
-    """The ledger :func:`dptt` charges for this schedule (CMP steps at epsilon/2 as randomized response)."""
-    accountant = Accountant()
-    for level_epsilon, count in zip(schedule, per_level):
-        if count:
-            if utility == "cmp":
-                accountant.spend("randomized_response", level_epsilon / 2, int(count))
-            else:
-                accountant.spend("exponential", level_epsilon, int(count))
-    return accountant
-
-
 def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility: str = "cmp",
                      variant: str = "basic", splits: int = 0, method: str = "basic", delta=None) -> np.ndarray:
     """Per-level EMQUERY budgets of one ``family`` whose composition is exactly ``total``.
@@ -442,7 +454,7 @@ def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility
     shape = shape / shape.max()
 
     def composed(scale):
-        return _schedule_accountant(scale * shape, per_level, utility).epsilon(delta, method)
+        return dptt_ledger(scale * shape, utility, variant, splits).epsilon(delta, method)
 
     if method == "basic":  # homogeneous of degree one in the scale
         return shape * (total / composed(1.0))
