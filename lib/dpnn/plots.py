@@ -422,10 +422,15 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
 # --- issue 6: private k-NN classification (notebook 09) -------------------------------------
 
 def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xlabel, ylabel, logx=False,
-                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None):
+                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None, xticks=None,
+                   reference=None, reference_label=None):
     """One panel per value of ``panel``; in each, one line per value of ``series`` against ``x``.
 
-    ``title``, if given, heads the shared legend above the panels.
+    ``title``, if given, heads the shared legend above the panels. ``xticks``: the x values to
+    label (plain numbers, also on a log axis). ``reference``: {panel value: y} of a dashed grey
+    line per panel (e.g. chance or the majority-class rate), named ``reference_label`` in the
+    legend. On a log y axis an error bar reaching 0 or below is cut at a tenth of the mean (the
+    bar's lower end is then not the interval's).
 
     ``summary`` is a long table (e.g. from ``classification.summarize``) with the
     columns named here; ``error`` gives the half-width of the error bars.
@@ -434,25 +439,37 @@ def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xla
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False, sharey=sharey)
+    colour_of = {value: f"C{i % 10}" for i, value in enumerate(dict.fromkeys(summary[series]))}  # one colour per series
+    legend = {}
     for ax, name in zip(axes.flat, names):
         part = summary[summary[panel] == name]
         for label, line in part.groupby(series, sort=False):
             line = line.sort_values(x)
-            ax.errorbar(line[x], line[value], yerr=line[error] if error else None, marker="o", ms=3.5,
-                        capsize=2, label=str(label))
+            yerr = None
+            if error:
+                yerr = np.asarray(line[error], dtype=float)
+                if logy:
+                    yerr = np.vstack([np.minimum(yerr, 0.9 * np.asarray(line[value], dtype=float)), yerr])
+            legend[str(label)] = ax.errorbar(line[x], line[value], yerr=yerr, marker="o", ms=3.5, capsize=2,
+                                             color=colour_of[label], label=str(label))
+        if reference is not None and reference.get(name) is not None:
+            legend[reference_label] = ax.axhline(reference[name], color="0.45", ls="--", lw=1.0, label=reference_label)
         ax.set_title((panel_titles or {}).get(name, str(name)), fontsize="medium")
         ax.set_xlabel(xlabel)
         ax.set_xscale("log" if logx else "linear")
         ax.set_yscale("log" if logy else "linear")
+        if xticks is not None:
+            ax.set_xticks(list(xticks), [f"{t:g}" for t in xticks])
+            ax.xaxis.set_minor_locator(plt.NullLocator())
         if ylim is not None:
             ax.set_ylim(*ylim)
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    labels, handles = list(legend), list(legend.values())  # every series of every panel, once
     # The style's constrained layout reserves room above the panels for the legend and its title.
-    fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False, title=title,
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(len(labels), 6), frameon=False, title=title,
                title_fontsize="medium")
     return fig
 
@@ -469,7 +486,13 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
     components = sorted(nx.connected_components(graph), key=min)
     colour_of = {v: colours[i % 10] for i, nodes in enumerate(components) for v in nodes}
     if points is not None:
-        left.scatter(points[:, 0], points[:, 1], c=["k" if l else "0.7" for l in point_labels], s=6, zorder=1)
+        for value, colour in ((0, "0.7"), (1, "k")):
+            chosen = np.asarray(point_labels) == value
+            left.scatter(points[chosen, 0], points[chosen, 1], c=colour, s=6, zorder=1,
+                         label=f"training record, label {value}")
+        left.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
+    left.set_xlabel("feature 1 (scaled to [0, 1])")
+    left.set_ylabel("feature 2 (scaled to [0, 1])")
     for i, (centre, r) in enumerate(zip(queries, radii)):
         left.add_patch(plt.Circle(centre, r, fill=False, lw=1.5, color=colour_of[i]))
         left.annotate(f"x{i + 1}", centre, ha="center", va="center", fontsize="small", color=colour_of[i])
@@ -494,20 +517,31 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
 # --- issue 8 ---
 
 def quantile_curves(table, x, value, *, by="method", xlabel, ylabel, logx=True, logy=True, ax=None,
-                    center="median"):
+                    center="median", band="fill"):
     """One line per ``by`` group: the ``center`` (median or mean) of ``value`` against ``x``, with a 25-75% band.
 
     ``table`` is a long pandas DataFrame (one row per run), as the CGP experiments
     return; this is the presentation of Liang and Yi's Fig. 2-5 (centre and quartiles).
+    ``band="bars"`` draws the quartiles as error bars, each group's points shifted a little
+    along x so that four groups stay readable (``"fill"``: translucent bands).
     """
+    if band not in ("fill", "bars"):
+        raise ValueError(f"band must be 'fill' or 'bars', got {band!r}")
     fig, ax = _axes(ax)
-    for label, group in table.groupby(by, sort=False):
+    groups = list(table.groupby(by, sort=False))
+    for g, (label, group) in enumerate(groups):
         stats = group.groupby(x)[value]
         xs = np.array(sorted(group[x].unique()))
         mid = (stats.median() if center == "median" else stats.mean()).loc[xs].to_numpy()
-        ax.plot(xs, mid, marker="o", ms=4, label=label)
-        ax.fill_between(xs, stats.quantile(0.25).loc[xs].to_numpy(), stats.quantile(0.75).loc[xs].to_numpy(),
-                        alpha=0.15)
+        low, high = stats.quantile(0.25).loc[xs].to_numpy(), stats.quantile(0.75).loc[xs].to_numpy()
+        if band == "bars":
+            shift = (g - (len(groups) - 1) / 2) * 0.06
+            xs_drawn = xs * np.exp(shift) if logx else xs + shift * (np.ptp(xs) or 1.0) / 3
+            ax.errorbar(xs_drawn, mid, yerr=[mid - low, high - mid], marker="o", ms=4, capsize=2.5, lw=1.5,
+                        elinewidth=1.0, label=label)
+        else:
+            ax.plot(xs, mid, marker="o", ms=4, label=label)
+            ax.fill_between(xs, low, high, alpha=0.15)
     if logx:
         ax.set_xscale("log")
     if logy:
