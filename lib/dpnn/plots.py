@@ -390,11 +390,13 @@ def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel,
 
 
 def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None, logx=True,
-                  panel_width=3.6, panel_height=2.9):
+                  panel_width=3.6, panel_height=2.9, references=None):
     """A grid of small accuracy plots: ``panels`` maps a panel title to {method: y over x}.
 
     ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
-    half-widths. Returns the Figure; the legend is drawn once, on the first panel.
+    half-widths. ``references`` (optional) maps a panel title to {label: y}, drawn as
+    dashed horizontal lines (e.g. a non-private ceiling, chance). Returns the Figure;
+    the legend is drawn once, on the first panel.
     """
     n = len(panels)
     ncols = min(ncols, n)
@@ -405,6 +407,8 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
         for label, y in series.items():
             err = None if errors is None else errors[title].get(label)
             ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+        for r, (label, y) in enumerate(((references or {}).get(title) or {}).items()):
+            ax.axhline(y, color=f"C{len(series) + r}", ls=(0, (4, 2)) if r % 2 == 0 else ":", lw=1.2, label=label)
         ax.set_title(title, fontsize="small")
         if logx:
             ax.set_xscale("log")
