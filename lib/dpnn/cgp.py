@@ -1,6 +1,6 @@
 """Concentrated geo-privacy (Liang and Yi, CCS 2023): Gaussian mechanism, SVT, PNN, k-PNN, PCH.
 
-Source: seed 004 (an OCR conversion; where a formula is unreadable it is
+Source: Liang and Yi, Concentrated Geo-Privacy, CCS 2023 (our text is an OCR conversion; where a formula is unreadable it is
 re-derived here from the definitions and proofs around it, and the notebook
 ``11_concentrated_geo_privacy.ipynb`` says which).
 
@@ -306,7 +306,7 @@ def pnn_bound(m, epsilon, beta) -> float:
     ``y1 + y2`` with ``y1 = (3/eps)(sqrt(2 ln(3/beta)) + ln(3/beta))`` (|Z + W|, two
     Lap(3/eps), Lemma 4.3) and ``y2 = (6/eps) ln(4m / (beta/3)^2)`` (the largest of the
     first 4m/beta2 of the V_j ~ Lap(6/eps)), with probability at least 1 - beta.
-    (The printed y1, y2 are garbled in the seed; these follow from its proof.)
+    (The printed y1, y2 are garbled in our text of the paper; these follow from its proof.)
     """
     m = positive_int(m, "m")
     epsilon = positive_finite(epsilon, "epsilon")
@@ -448,7 +448,7 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
     ``y(k) = y_PNN + 2 pi R / k + y_release`` where y_PNN is :func:`pnn_bound` for
     each of the k PNN calls at failure beta / (4k), 2 pi R / k is the gap of
     Lemma 4.14, and y_release bounds the noise of the k released anchors
-    (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The seed's constants
+    (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The constants of our text of the paper
     for y1, y3 are garbled; these follow from the lemmas they cite.
     ``k`` may be an array.
 

@@ -1,6 +1,6 @@
 """Differentially private r-N and k-NN classification (Gursoy, Inan, Nergiz, Saygin, DMKD 2017).
 
-Source: seed 001. The setting: a data owner holds a private labelled training
+Source: Gursoy, Inan, Nergiz and Saygin (DMKD 2017). The setting: a data owner holds a private labelled training
 set ``D`` (points in the unit cube ``[0, 1]^d``, one label each); an untrusted
 analyst sends a list of public test instances and receives one label per
 instance. Neighbouring datasets differ by adding or removing one training

@@ -1,4 +1,4 @@
-"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012; seed 002).
+"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012).
 
 A private spatial decomposition (PSD) is a tree over a 2-D box whose node counts
 are released with Laplace noise. This module builds

@@ -1,6 +1,6 @@
 """Privacy-preserving similarity search: SimHash, SimRand and a random-projection baseline.
 
-Source: seed 003, a blog post on the thesis "Privacy-preserving Similarity Search"
+Source: the SimRand blog post, a post on the thesis "Privacy-preserving Similarity Search"
 (Edvardsen), which gives the eight steps of SimRand but no formulas. The
 formulas, the neighbouring relation and the proofs here are ours and are
 derived in ``notebooks/12_private_similarity_search.ipynb``.
@@ -238,7 +238,7 @@ class SimRandRelease:
 
 
 def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandRelease:
-    """SimRand (seed 003's eight steps): SimHash to k bits, then flip each with p = 1/(1+e^(eps/K)).
+    """SimRand (the blog post's eight steps): SimHash to k bits, then flip each with p = 1/(1+e^(eps/K)).
 
     Steps: (1) R ~ N(0,1)^{k x d}; (2) Y = X R^T; (3) bits [Y >= 0];
     (4) K = :func:`sensitivity_bound` (k, alpha, delta); (5) p = :func:`flip_probability`;
