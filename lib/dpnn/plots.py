@@ -518,6 +518,38 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
     right.set_title("region overlap graph")
     right.axis("off")
     return fig
+def _points_by_shape(table, *, group, hue, value, ncols, logy, xlabel, ylabel, sharey):
+    shapes = list(dict.fromkeys(table["shape"]))
+    hues = list(dict.fromkeys(table[hue]))
+    ncols = min(ncols, len(shapes))
+    nrows = int(np.ceil(len(shapes) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False, sharey=sharey)
+    width = 0.7 / max(len(hues), 1)
+    for ax, shape in zip(axes.ravel(), shapes):
+        stats = table[table["shape"] == shape].groupby([group, hue])[value].agg(["mean", "min", "max"])
+        groups = sorted(set(stats.index.get_level_values(0)))
+        positions = np.arange(len(groups))
+        for k, name in enumerate(hues):
+            rows = stats.xs(name, level=1).reindex(groups)
+            x = positions + (k - (len(hues) - 1) / 2) * width
+            spread = [np.maximum(rows["mean"] - rows["min"], 0.0), np.maximum(rows["max"] - rows["mean"], 0.0)]
+            ax.errorbar(x, rows["mean"], yerr=spread,  # clipped at 0: a mean of equal values may round past them
+                        marker="o", ms=4, capsize=2, lw=1.0, color=f"C{k % 10}", label=name)
+        ax.set_xticks(positions, [f"{g:g}" for g in groups])
+        ax.set_title(f"query {shape}")
+        ax.set_xlabel(xlabel)
+        if logy:
+            ax.set_yscale("log")
+    for ax in axes.ravel()[len(shapes):]:
+        ax.set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(len(labels), 5), frameon=False,
+               fontsize="small")
+    return fig
+
+
 # --- issue 8 ---
 
 def quantile_curves(table, x, value, *, by="method", xlabel, ylabel, logx=True, logy=True, ax=None,
@@ -625,12 +657,20 @@ def psd_tree(boxes, counts, *, rect=None, canonical=(), points=None, ax=None):
 
 
 def error_bars_by_shape(table, *, group="epsilon", hue="variant", value="error", ncols=4, logy=True,
-                        xlabel="epsilon", ylabel="median relative error"):
-    """One panel per query shape: bars of ``value`` (mean over trees) for each ``hue`` at each ``group``.
+                        xlabel="epsilon", ylabel="median relative error", style="bars", sharey=False):
+    """One panel per query shape: ``value`` (mean over trees) for each ``hue`` at each ``group``.
 
     ``table`` is a DataFrame with columns ``shape``, ``group``, ``hue`` and ``value``
     (e.g. the output of :func:`dpnn.psd.quadtree_study`); like Cormode et al. Fig. 3/5.
+    ``style="points"`` draws each mean as a point with a bar from the smallest to the largest
+    tree (the spread over independent trees), the hues side by side, joined by lines over
+    ``group``: readable on a log axis, unlike bars. ``sharey`` gives every panel one y scale.
     """
+    if style not in ("bars", "points"):
+        raise ValueError(f"style must be 'bars' or 'points', got {style!r}")
+    if style == "points":
+        return _points_by_shape(table, group=group, hue=hue, value=value, ncols=ncols, logy=logy, xlabel=xlabel,
+                                ylabel=ylabel, sharey=sharey)
     shapes = list(dict.fromkeys(table["shape"]))
     hues = list(dict.fromkeys(table[hue]))
     nrows = int(np.ceil(len(shapes) / ncols))
