@@ -1,4 +1,4 @@
-"""Tests of dpnn.classification: private r-N and k-NN classification (Gursoy et al., seed 001).
+"""Tests of dpnn.classification: private r-N and k-NN classification (Gursoy et al.).
 
 Statistical tests use fixed seeds and a false-failure rate of 1e-3 (for a
 correct implementation, over the choice of seed). Privacy is checked exactly

@@ -600,6 +600,8 @@ def test_psd_comparison_and_switch_study_return_one_row_per_setting_and_shape():
     assert len(table) == 2 * 2 * 2 * 2 and (table["error"] >= 0).all()
     assert len(psd.switch_study(points, UNIT, 2, 1.0, [0, 1, 2], workloads, rng)) == 3 * 2
     assert len(psd.count_share_study(points, UNIT, 2, 1.0, [0.5, 0.7], workloads, rng)) == 2 * 2
+    assert len(psd.switch_study(points, UNIT, 2, 1.0, [0, 1], workloads, rng, n_trees=3)) == 2 * 2 * 3
+    assert len(psd.count_share_study(points, UNIT, 2, 1.0, [0.7], workloads, rng, n_trees=2)) == 2 * 2
 
 
 def test_build_psd_rejects_unknown_name():

@@ -472,3 +472,17 @@ def test_estimator_study_matches_its_parts():
     # The sample std of 2000 trials has relative standard error about 1/sqrt(2 (2000 - 1)) = 0.0158
     # (normal approximation); z of the other half of FALSE_ALARM over four cases.
     assert np.all(np.abs(table["std"] / table["std_theory"] - 1) < z / math.sqrt(2 * 1999))
+
+
+def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
+    data, _ = s.load_vectors("digits")
+    args = dict(n_queries=60, n_neighbours=10, repeats=1, delta=1e-5)
+    plain = s.recall_table(data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), **args)
+    both = s.recall_table(data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), ceiling=True, **args)
+    private = both[~both.method.str.contains("no noise")].reset_index(drop=True)
+    assert plain.equals(private)  # the ceiling draws from a child generator
+    ceiling = both[both.method.str.contains("no noise")]
+    assert set(ceiling.method) == {"SimHash, no noise", "JL projection, no noise"}
+    assert ceiling.recall.between(0, 1).all() and len(ceiling) == 4
+    # one value per (k, method), repeated over epsilon
+    assert ceiling.groupby("method").recall.nunique().eq(1).all()

@@ -1,6 +1,6 @@
 """Concentrated geo-privacy (Liang and Yi, CCS 2023): Gaussian mechanism, SVT, PNN, k-PNN, PCH.
 
-Source: seed 004 (an OCR conversion; where a formula is unreadable it is
+Source: Liang and Yi, Concentrated Geo-Privacy, CCS 2023 (our text is an OCR conversion; where a formula is unreadable it is
 re-derived here from the definitions and proofs around it, and the notebook
 ``11_concentrated_geo_privacy.ipynb`` says which).
 
@@ -61,6 +61,8 @@ __all__ = [
     "taxi_trajectories",
     "mercator",
     "load_cabspotting",
+    "clean_fixes",
+    "cabspotting_files",
     "sample_tuple",
     "query_points",
     "identity_experiment",
@@ -304,7 +306,7 @@ def pnn_bound(m, epsilon, beta) -> float:
     ``y1 + y2`` with ``y1 = (3/eps)(sqrt(2 ln(3/beta)) + ln(3/beta))`` (|Z + W|, two
     Lap(3/eps), Lemma 4.3) and ``y2 = (6/eps) ln(4m / (beta/3)^2)`` (the largest of the
     first 4m/beta2 of the V_j ~ Lap(6/eps)), with probability at least 1 - beta.
-    (The printed y1, y2 are garbled in the seed; these follow from its proof.)
+    (The printed y1, y2 are garbled in our text of the paper; these follow from its proof.)
     """
     m = positive_int(m, "m")
     epsilon = positive_finite(epsilon, "epsilon")
@@ -316,13 +318,18 @@ def _nearest_distances(points, query):
     return np.linalg.norm(points - query, axis=1)
 
 
-def k_pnn(points, query, k, rng, *, epsilon=None, rho=None):
+def k_pnn(points, query, k, rng, *, epsilon=None, rho=None, gamma0=0.0, gamma0_per_epsilon=0.0):
     """k-PNN (Liang and Yi, Alg. 3): k distinct indices, each found by PNN among the rest.
 
     CGP version (``rho``): each of the k PNN calls gets epsilon = sqrt(2 rho / k),
     i.e. rho / k-CGP, and the whole is rho-CGP by Thm 3.2 (error O(sqrt k)).
     GP version (``epsilon``): each call gets epsilon / k, and the whole is epsilon-GP
     by basic composition (error O(k)). Indices are returned in the order found.
+
+    Each PNN call's threshold offset (see :func:`pnn`) is ``gamma0 + gamma0_per_epsilon / e``
+    with ``e`` that call's epsilon, in metres. The paper's text uses 0 (the default); the
+    authors' experiment scripts pass gamma0 = -6/epsilon, i.e. ``gamma0_per_epsilon=-6``.
+    The offset does not change the privacy of a call (Alg. 2 is private for any gamma0).
     """
     kind, budget = _budget(epsilon, rho)
     points = _tuple(points)
@@ -332,12 +339,14 @@ def k_pnn(points, query, k, rng, *, epsilon=None, rho=None):
         raise ValueError(f"k must be an integer in [1, {len(points)}] (the number of points), got {k}")
     rng = generator(rng)
     step = budget / k if kind == "GP" else math.sqrt(2 * budget / k)
+    offset = float(finite_array(gamma0, "gamma0", ndim=(0,))) + float(
+        finite_array(gamma0_per_epsilon, "gamma0_per_epsilon", ndim=(0,))) / step
     distances = _nearest_distances(points, query)
     remaining = np.ones(len(points), dtype=bool)
     found = np.empty(k, dtype=np.intp)
     for j in range(k):
         candidates = np.flatnonzero(remaining)
-        found[j] = candidates[_pnn_core(distances[candidates], step, 0.0, rng)]
+        found[j] = candidates[_pnn_core(distances[candidates], step, offset, rng)]
         remaining[found[j]] = False
     return found
 
@@ -385,10 +394,27 @@ def centre(points):
     return (points.min(axis=0) + points.max(axis=0)) / 2
 
 
-def _pch_split(kind, budget):
-    """(selection budget, release budget, centre+radius budget) of PCH: half and half, 1/20 of the first half to c, R."""
-    half = budget / 2
-    return half, half, half / 20
+#: PCH's budget shares (centre and radius, anchor selection, release) as the paper's text reads (§4.4):
+#: half selects, half releases, and 1/20 of the selection half goes to the centre and radius.
+PCH_TEXT_SPLIT = (1 / 40, 19 / 40, 1 / 2)
+#: The shares the authors' experiment scripts use (hkustDB/ConcentratedGeoPrivacy, as reported in
+#: the companion's issue 17): 5% centre and radius, 87.4% anchor selection, 7.6% release.
+PCH_SCRIPTS_SPLIT = (0.05, 0.874, 0.076)
+
+
+def _split_shares(split):
+    shares = np.asarray(PCH_TEXT_SPLIT if split is None else split, dtype=float)
+    if shares.shape != (3,) or not np.all(np.isfinite(shares)) or np.any(shares <= 0) \
+            or not math.isclose(float(shares.sum()), 1.0, rel_tol=0, abs_tol=1e-9):
+        raise ValueError(f"split must be three positive shares (centre and radius, selection, release) summing to 1, "
+                         f"got {split!r}")
+    return shares
+
+
+def _pch_split(kind, budget, split=None):
+    """(selection budget incl. setup, release budget, centre+radius budget) of PCH for the given shares."""
+    setup, select, release = _split_shares(split) * budget
+    return setup + select, release, setup
 
 
 def _pnn_epsilon(kind, selection, setup, k):
@@ -397,31 +423,32 @@ def _pnn_epsilon(kind, selection, setup, k):
     return rest / k if kind == "GP" else math.sqrt(2 * rest / k)
 
 
-def pch_split(*, epsilon=None, rho=None):
-    """PCH's budget split (selection, release, setup): half selects anchors, half releases them, and
-    setup = 1/20 of the selection half goes to the centre and radius (see :func:`pch`).
+def pch_split(*, epsilon=None, rho=None, split=None):
+    """PCH's budget split (selection, release, setup): by default half selects anchors, half releases
+    them, and setup = 1/20 of the selection half goes to the centre and radius (see :func:`pch`).
 
-    In units of epsilon (GP) or rho (CGP): (1/2, 1/2, 1/40) of the budget.
+    In units of epsilon (GP) or rho (CGP): (1/2, 1/2, 1/40) of the budget. ``split`` gives other
+    shares (centre and radius, selection, release), e.g. :data:`PCH_SCRIPTS_SPLIT`.
     """
-    return _pch_split(*_budget(epsilon, rho))
+    return _pch_split(*_budget(epsilon, rho), split)
 
 
-def pch_pnn_epsilon(k, *, epsilon=None, rho=None) -> float:
+def pch_pnn_epsilon(k, *, epsilon=None, rho=None, split=None) -> float:
     """epsilon of each of PCH's k PNN calls: (selection - setup) / k under GP (basic composition),
     sqrt(2 (selection - setup) / k) under CGP (each call (selection - setup)/k-CGP, Lemma 3.6).
     """
     kind, budget = _budget(epsilon, rho)
-    selection, _, setup = _pch_split(kind, budget)
+    selection, _, setup = _pch_split(kind, budget, split)
     return _pnn_epsilon(kind, selection, setup, positive_int(k, "k"))
 
 
-def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
+def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
     """Error bound of PCH with k anchors (our constants for Lemma 4.15, used by Remark 2 to choose k).
 
     ``y(k) = y_PNN + 2 pi R / k + y_release`` where y_PNN is :func:`pnn_bound` for
     each of the k PNN calls at failure beta / (4k), 2 pi R / k is the gap of
     Lemma 4.14, and y_release bounds the noise of the k released anchors
-    (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The seed's constants
+    (Thm 4.8 for CGP, Thm 4.6 for GP) at failure beta / 4. The constants of our text of the paper
     for y1, y3 are garbled; these follow from the lemmas they cite.
     ``k`` may be an array.
 
@@ -440,7 +467,7 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
     ks = np.atleast_1d(np.asarray(k))
     if ks.dtype.kind not in "iu" or np.any(ks < 1):
         raise ValueError("k must contain only integers >= 1")
-    selection, release, setup = _pch_split(kind, budget)
+    selection, release, setup = _pch_split(kind, budget, split)
     out = []
     for kk in ks:
         kk = int(kk)
@@ -452,7 +479,8 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None):
     return float(out[0]) if np.ndim(k) == 0 else out
 
 
-def choose_anchor_count(n, radius, beta, *, epsilon=None, rho=None, k_range=(16, 128), k_max=1024) -> int:
+def choose_anchor_count(n, radius, beta, *, epsilon=None, rho=None, k_range=(16, 128), k_max=1024,
+                        split=None) -> int:
     """Remark 2: the k in 1..k_max minimizing :func:`pch_error_bound`, clamped to k_range ([16, 128] in §5).
 
     Uses the released radius R in place of the private diameter, so it is post-processing.
@@ -461,7 +489,7 @@ def choose_anchor_count(n, radius, beta, *, epsilon=None, rho=None, k_range=(16,
     if low > high:
         raise ValueError(f"k_range must be (low, high) with low <= high, got {k_range!r}")
     ks = np.arange(1, positive_int(k_max, "k_max") + 1)
-    errors = pch_error_bound(ks, n, radius, beta, epsilon=epsilon, rho=rho)
+    errors = pch_error_bound(ks, n, radius, beta, epsilon=epsilon, rho=rho, split=split)
     return int(np.clip(ks[np.argmin(errors)], low, high))
 
 
@@ -478,7 +506,8 @@ class HullRelease:
     budget: float
 
 
-def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 128)):
+def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 128), split=None,
+        centre_share=0.5, remove_anchors=False, radius_floor=1e-9):
     """Private convex hull PCH (Liang and Yi, Alg. 4, plus the release of the anchors, §4.4).
 
     Half the budget selects anchors, half releases them. Of the first half,
@@ -497,6 +526,16 @@ def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 1
     The hull of ``released`` is the answer (post-processing). A noisy radius
     below 1e-9 m (possible only when the noise dwarfs the data) is replaced by
     1e-9 m, which is post-processing of the released R.
+
+    The settings of the authors' experiment scripts, to run both readings:
+    ``split`` = (centre and radius, selection, release) shares (default
+    :data:`PCH_TEXT_SPLIT`; the scripts: :data:`PCH_SCRIPTS_SPLIT`);
+    ``centre_share`` = the part of the centre-and-radius budget spent on the
+    centre (default 1/2; 2/3 makes the radius's CGP margin exactly
+    sqrt(3 log(2/beta) / rho0), the formula printed in the paper);
+    ``remove_anchors`` = remove each chosen anchor before the next probe's PNN
+    (the anchors are then k distinct points, each PNN's privacy unchanged);
+    ``radius_floor`` = the smallest released R (the scripts: 10 m; post-processing).
     """
     kind, budget = _budget(epsilon, rho)
     points = _tuple(points)
@@ -504,24 +543,41 @@ def pch(points, rng, *, epsilon=None, rho=None, beta=0.1, k=None, k_range=(16, 1
         raise ValueError(f"points must have shape (n, 2), got {points.shape}")
     beta = probability_open(beta, "beta")
     rng = generator(rng)
-    selection, release, setup = _pch_split(kind, budget)
+    selection, release, setup = _pch_split(kind, budget, split)
+    centre_share = float(centre_share)
+    if not 0 < centre_share < 1:
+        raise ValueError(f"centre_share must lie in (0, 1), got {centre_share!r}")
+    radius_floor = positive_finite(radius_floor, "radius_floor")
+    centre_budget, radius_budget = setup * centre_share, setup * (1 - centre_share)
     if kind == "CGP":
-        c_hat = gaussian_mechanism(centre(points), setup / 2, rng, lipschitz=math.sqrt(2))
-        sigma = gaussian_sigma(setup / 2)
+        c_hat = gaussian_mechanism(centre(points), centre_budget, rng, lipschitz=math.sqrt(2))
+        sigma = gaussian_sigma(radius_budget)
         margin, noise = sigma * math.sqrt(2 * math.log(2 / beta)), rng.normal(0.0, sigma)
     else:
-        c_hat = mechanisms.planar_laplace(centre(points), setup / 2 / math.sqrt(2), rng)
-        scale = 1 / (setup / 2)
+        c_hat = mechanisms.planar_laplace(centre(points), centre_budget / math.sqrt(2), rng)
+        scale = 1 / radius_budget
         margin, noise = scale * math.log(1 / beta), rng.laplace(0.0, scale)
-    radius = max(float(np.max(np.linalg.norm(points - c_hat, axis=1)) + margin + noise), 1e-9)
+    radius = max(float(np.max(np.linalg.norm(points - c_hat, axis=1)) + margin + noise), radius_floor)
     if k is None:
-        k = choose_anchor_count(len(points), radius, beta, k_range=k_range,
+        k = choose_anchor_count(len(points), radius, beta, k_range=k_range, split=split,
                                 **({"epsilon": budget} if kind == "GP" else {"rho": budget}))
     k = positive_int(k, "k")
     step = _pnn_epsilon(kind, selection, setup, k)
     theta = 2 * np.pi * np.arange(k) / k
     probes = c_hat + radius * np.column_stack([np.cos(theta), np.sin(theta)])
-    anchors = np.unique([_pnn_core(_nearest_distances(points, p), step, 0.0, rng) for p in probes])
+    if remove_anchors:
+        if k > len(points):
+            raise ValueError(f"k must be at most the number of points ({len(points)}) with remove_anchors, got {k}")
+        remaining = np.ones(len(points), dtype=bool)
+        chosen_list = []
+        for p in probes:
+            candidates = np.flatnonzero(remaining)
+            index = int(candidates[_pnn_core(_nearest_distances(points[candidates], p), step, 0.0, rng)])
+            remaining[index] = False
+            chosen_list.append(index)
+        anchors = np.unique(chosen_list)
+    else:
+        anchors = np.unique([_pnn_core(_nearest_distances(points, p), step, 0.0, rng) for p in probes])
     chosen = points[anchors]
     released = (gaussian_mechanism(chosen, release / len(anchors), rng) if kind == "CGP"
                 else mechanisms.planar_laplace(chosen, release / len(anchors), rng))
@@ -593,7 +649,8 @@ def mercator(lat, lon):
                             MERCATOR_RADIUS_M * np.log(np.tan(np.pi / 4 + phi / 2)).ravel()])
 
 
-def _read_cab(path):
+def _read_cab_fixes(path):
+    """(lat, lon, time) arrays of one cabspotting file, sorted by time (the files are newest first)."""
     rows = []
     with open(path) as handle:
         for number, line in enumerate(handle, 1):
@@ -609,28 +666,111 @@ def _read_cab(path):
     if not rows:
         raise ValueError(f"{path} holds no fixes")
     table = np.array(rows, dtype=float)
-    table = table[np.argsort(table[:, 2], kind="stable")]  # cabspotting files are newest first
-    return mercator(table[:, 0], table[:, 1])
+    table = table[np.argsort(table[:, 2], kind="stable")]
+    return table[:, 0], table[:, 1], table[:, 2]
 
 
-def load_cabspotting(path):
-    """Load cabspotting traces (CRAWDAD epfl/mobility): one file per cab, lines ``lat lon occupied time``.
+def _read_cab(path):
+    lat, lon, _ = _read_cab_fixes(path)
+    return mercator(lat, lon)
 
-    ``path`` is one file or a directory (every ``new_*.txt`` in it, sorted by name;
-    if there is none, every ``*.txt``). Fixes are sorted by time and projected to
-    metres with :func:`mercator`, as in the paper. Returns a list of (n_i, 2) arrays.
-    Malformed lines are an error, not skipped.
+
+#: The San Francisco Bay Area box (lat_min, lat_max, lon_min, lon_max) in degrees: every genuine
+#: cabspotting fix lies in it; the outliers of the raw files lie hundreds of km away.
+BAY_AREA = (36.8, 38.6, -123.2, -121.2)
+#: Ground speed (m/s) no taxi reaches: about 200 km/h.
+MAX_TAXI_SPEED = 55.0
+
+
+def _ground_distance(lat0, lon0, lat1, lon1):
+    """Great-circle distance in metres (haversine on the Mercator sphere's radius)."""
+    phi0, phi1 = np.radians(lat0), np.radians(lat1)
+    dphi, dlam = phi1 - phi0, np.radians(lon1 - lon0)
+    h = np.sin(dphi / 2) ** 2 + np.cos(phi0) * np.cos(phi1) * np.sin(dlam / 2) ** 2
+    return 2 * MERCATOR_RADIUS_M * np.arcsin(np.minimum(1.0, np.sqrt(h)))
+
+
+def clean_fixes(lat, lon, time, *, region=BAY_AREA, max_speed=MAX_TAXI_SPEED):
+    """Boolean mask of the fixes kept by the cleaning of :func:`load_cabspotting`.
+
+    A fix is dropped if it lies outside ``region`` (lat_min, lat_max, lon_min, lon_max; None keeps
+    all), or if reaching it from the last *kept* fix needs a ground speed above ``max_speed`` m/s
+    (None: no speed test), including a move at zero elapsed time. Fixes must be sorted by time.
     """
+    lat, lon, time = (np.asarray(a, dtype=float) for a in (lat, lon, time))
+    if not lat.shape == lon.shape == time.shape or lat.ndim != 1:
+        raise ValueError("lat, lon and time must be 1-D arrays of one length")
+    if np.any(np.diff(time) < 0):
+        raise ValueError("time must be sorted (non-decreasing)")
+    keep = np.ones(lat.size, dtype=bool)
+    if region is not None:
+        lat_min, lat_max, lon_min, lon_max = region
+        keep &= (lat >= lat_min) & (lat <= lat_max) & (lon >= lon_min) & (lon <= lon_max)
+    if max_speed is not None:
+        max_speed = positive_finite(max_speed, "max_speed")
+        last = -1
+        for i in np.flatnonzero(keep):
+            if last >= 0:
+                metres = _ground_distance(lat[last], lon[last], lat[i], lon[i])
+                seconds = time[i] - time[last]
+                if metres > max_speed * seconds:
+                    keep[i] = False
+                    continue
+            last = i
+    return keep
+
+
+def cabspotting_files(path):
+    """The cabspotting files of ``path`` (a file, or a directory: its ``new_*.txt``, else its ``*.txt``), sorted."""
     path = os.fspath(path)
     if os.path.isdir(path):
         names = sorted(f for f in os.listdir(path) if f.startswith("new_") and f.endswith(".txt"))
         names = names or sorted(f for f in os.listdir(path) if f.endswith(".txt"))
         if not names:
             raise ValueError(f"path {path!r} holds no cabspotting .txt files")
-        return [_read_cab(os.path.join(path, name)) for name in names]
+        return [os.path.join(path, name) for name in names]
     if not os.path.isfile(path):
         raise ValueError(f"path must be a cabspotting file or directory, got {path!r}")
-    return [_read_cab(path)]
+    return [path]
+
+
+def load_cabspotting(path, *, min_fixes=1, max_fixes=None, region=None, max_speed=None, n_cabs=None, rng=None):
+    """Load cabspotting traces (CRAWDAD epfl/mobility): one file per cab, lines ``lat lon occupied time``.
+
+    ``path`` is one file or a directory (every ``new_*.txt`` in it, sorted by name;
+    if there is none, every ``*.txt``). Fixes are sorted by time and projected to
+    metres with :func:`mercator`, as in the paper. Returns a list of (n_i, 2) arrays.
+    Malformed lines are an error, not skipped.
+
+    Cleaning (off by default; :data:`CABSPOTTING_PAPER_FILTER` holds the paper's settings):
+    fixes outside ``region`` or implying a speed above ``max_speed`` are dropped
+    (:func:`clean_fixes`), then a cab is kept only if ``min_fixes <= fixes <= max_fixes``
+    (the paper: 5000 to 30000). ``n_cabs`` stops after that many kept cabs, so only the
+    files needed are read; ``rng`` visits the files in a random order (else by name).
+    """
+    files = cabspotting_files(path)
+    min_fixes = positive_int(min_fixes, "min_fixes")
+    if max_fixes is not None and positive_int(max_fixes, "max_fixes") < min_fixes:
+        raise ValueError(f"max_fixes must be >= min_fixes = {min_fixes}, got {max_fixes}")
+    if n_cabs is not None:
+        n_cabs = positive_int(n_cabs, "n_cabs")
+    if rng is not None:
+        files = [files[i] for i in generator(rng).permutation(len(files))]
+    cabs = []
+    for name in files:
+        lat, lon, time = _read_cab_fixes(name)
+        keep = clean_fixes(lat, lon, time, region=region, max_speed=max_speed)
+        if keep.sum() < min_fixes or (max_fixes is not None and keep.sum() > max_fixes):
+            continue
+        cabs.append(mercator(lat[keep], lon[keep]))
+        if n_cabs is not None and len(cabs) == n_cabs:
+            break
+    return cabs
+
+
+#: The paper's cleaning (§5: trajectories of 5000 to 30000 points) plus the removal of fixes
+#: outside the Bay Area or at an impossible speed; pass as ``load_cabspotting(path, **...)``.
+CABSPOTTING_PAPER_FILTER = {"min_fixes": 5000, "max_fixes": 30000, "region": BAY_AREA, "max_speed": MAX_TAXI_SPEED}
 
 
 def sample_tuple(trajectory, n, rng):
@@ -694,12 +834,14 @@ def identity_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10
 KNN_METHODS = ("GP PNN", "CGP PNN", "GP Basic", "CGP Basic")
 
 
-def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, epsilon_distance=10.0):
+def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, epsilon_distance=10.0,
+                   gamma0_per_epsilon=0.0):
     """Fig. 3-4: normalized kNN error of the four methods for each (rho, k, n) in ``settings``.
 
     Each repetition samples n points of a trajectory and one query point
     (:func:`query_points` over all trajectories). One row per run and method;
     ``n`` is the requested tuple size, ``n_actual`` the sampled one (see :func:`identity_experiment`).
+    ``gamma0_per_epsilon`` is passed to :func:`k_pnn` (the authors' scripts: -6).
     """
     rng = generator(rng)
     rows = []
@@ -709,8 +851,8 @@ def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, eps
             for r in range(repetitions):
                 x = sample_tuple(path, n, rng)
                 p = query_points(trajectories, 1, rng)[0]
-                found = {"GP PNN": k_pnn(x, p, k, rng, epsilon=epsilon),
-                         "CGP PNN": k_pnn(x, p, k, rng, rho=rho),
+                found = {"GP PNN": k_pnn(x, p, k, rng, epsilon=epsilon, gamma0_per_epsilon=gamma0_per_epsilon),
+                         "CGP PNN": k_pnn(x, p, k, rng, rho=rho, gamma0_per_epsilon=gamma0_per_epsilon),
                          "GP Basic": basic_knn(x, p, k, rng, epsilon=epsilon),
                          "CGP Basic": basic_knn(x, p, k, rng, rho=rho)}
                 for method, indices in found.items():
@@ -720,13 +862,15 @@ def knn_experiment(trajectories, settings, repetitions, rng, *, delta=1e-10, eps
 
 
 def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta=1e-10, epsilon_distance=10.0,
-                    k_range=(16, 128)):
+                    k_range=(16, 128), pch_options=None):
     """Fig. 5: Jaccard index of the private hulls (GP/CGP PCH, GP/CGP Basic) for each (rho, n).
 
     One row per run and method; ``n`` is the requested tuple size, ``n_actual`` the
     sampled one (see :func:`identity_experiment`), ``k`` the number of probes (PCH)
-    or of released points (Basic, = n_actual).
+    or of released points (Basic, = n_actual). ``pch_options``: extra keywords of
+    :func:`pch` (``split``, ``centre_share``, ``remove_anchors``, ``radius_floor``).
     """
+    pch_options = dict(pch_options or {})
     rng = generator(rng)
     rows = []
     for rho, n in settings:
@@ -734,8 +878,8 @@ def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta
         for t, path in enumerate(trajectories):
             for r in range(repetitions):
                 x = sample_tuple(path, n, rng)
-                gp_hull = pch(x, rng, epsilon=epsilon, beta=beta, k_range=k_range)
-                cgp_hull = pch(x, rng, rho=rho, beta=beta, k_range=k_range)
+                gp_hull = pch(x, rng, epsilon=epsilon, beta=beta, k_range=k_range, **pch_options)
+                cgp_hull = pch(x, rng, rho=rho, beta=beta, k_range=k_range, **pch_options)
                 released = {"GP PCH": gp_hull.released, "CGP PCH": cgp_hull.released,
                             "GP Basic": gp_basic(x, epsilon, rng), "CGP Basic": cgp_basic(x, rho, rng)}
                 for method, points in released.items():
@@ -743,3 +887,20 @@ def hull_experiment(trajectories, settings, repetitions, rng, *, beta=0.1, delta
                     rows.append({"rho": rho, "n": n, "n_actual": len(x), "trajectory": t, "repetition": r,
                                  "method": method, "k": k, "jaccard": hull_jaccard(x, points)})
     return pd.DataFrame(rows)
+
+
+def median_interval(values, rng, *, n_boot=2000, level=0.95):
+    """The median of ``values`` and a percentile-bootstrap interval for it: (median, low, high).
+
+    For the heavy-tailed normalized errors of §5, where two medians that look equal (4.20 vs 4.24)
+    need an uncertainty before they are called a tie. ``rng`` draws the resamples.
+    """
+    values = finite_array(values, "values", ndim=(1,))
+    if values.size < 2:
+        raise ValueError(f"values must hold at least 2 numbers, got {values.size}")
+    n_boot = positive_int(n_boot, "n_boot")
+    level = probability_open(level, "level")
+    rng = generator(rng)
+    medians = np.median(values[rng.integers(values.size, size=(n_boot, values.size))], axis=1)
+    low, high = np.quantile(medians, [(1 - level) / 2, (1 + level) / 2])
+    return float(np.median(values)), float(low), float(high)

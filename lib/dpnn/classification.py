@@ -1,6 +1,6 @@
 """Differentially private r-N and k-NN classification (Gursoy, Inan, Nergiz, Saygin, DMKD 2017).
 
-Source: seed 001. The setting: a data owner holds a private labelled training
+Source: Gursoy, Inan, Nergiz and Saygin (DMKD 2017). The setting: a data owner holds a private labelled training
 set ``D`` (points in the unit cube ``[0, 1]^d``, one label each); an untrusted
 analyst sends a list of public test instances and receives one label per
 instance. Neighbouring datasets differ by adding or removing one training
@@ -322,7 +322,7 @@ def overlap_components(graph):
     components = []
     for nodes in nx.connected_components(graph):
         nodes = sorted(nodes)
-        components.append((nodes, max_clique_size(graph.subgraph(nodes))))
+        components.append((nodes, max_clique_size(graph.subgraph(nodes).copy())))  # a copy: view lookups are slow
     return components
 
 
@@ -817,7 +817,8 @@ def _sample(test, n_test, rng):
     return rng.choice(test, size=min(n_test, test.size), replace=False)
 
 
-def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, rng, *, neighbours=10):
+def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, rng, *, neighbours=10,
+             privbayes=None):
     """Fig. 7-9 analogue: accuracy of non-private, baseline and proposed r-N against |X|.
 
     One row per (fold, repeat, |X|, epsilon, method) with the accuracy and,
@@ -829,6 +830,12 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
     (§5.1): :func:`tuned_radius` reads the training and test points. The
     privacy guarantees of the classifiers hold for a fixed, public radius; a
     deployment would fix r in advance or pay for choosing it.
+
+    ``privbayes``: None (default) or a dict of options for
+    :func:`dpnn.privbayes.privbayes_synthetic`; then each fold also gets an
+    epsilon-DP PrivBayes copy of its training data per epsilon, and the
+    method "PrivBayes" is the non-private r-N classifier on that copy (the
+    paper's comparator, Figs. 7-9; features must lie in [0, 1]).
     """
     import pandas as pd
 
@@ -836,6 +843,7 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
     rows = []
     for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
         radius = tuned_radius(points[train], points[test], neighbours)
+        synthetic = _privbayes_copies(points[train], labels[train], n_labels, epsilons, rng, privbayes)
         for n_test in (n for n in test_counts if n <= test.size):
             for repeat in range(repeats):
                 chosen = _sample(test, n_test, rng)
@@ -854,7 +862,20 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
                     rows.append(base | dict(epsilon=epsilon, method="proposed", density=density,
                                             mcs=float(np.mean(proposed.divisors[proposed.component])),
                                             accuracy=np.mean(proposed.labels == truth)))
+                    if synthetic:
+                        fake = label_counts(*synthetic[epsilon], points[chosen], radius, n_labels)
+                        rows.append(base | dict(epsilon=epsilon, method="PrivBayes", mcs=np.nan, density=np.nan,
+                                                accuracy=np.mean(rn_classify_nonprivate(fake, rng) == truth)))
     return pd.DataFrame(rows)
+
+
+def _privbayes_copies(points, labels, n_labels, epsilons, rng, options):
+    """{epsilon: PrivBayes synthetic (points, labels)} for each budget, or {} when ``options`` is None."""
+    if options is None:
+        return {}
+    from .privbayes import privbayes_synthetic
+
+    return {epsilon: privbayes_synthetic(points, labels, n_labels, epsilon, rng, **options) for epsilon in epsilons}
 
 
 def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, n_candidates=10, gamma=None):
@@ -879,14 +900,20 @@ def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, 
     return pd.DataFrame(rows)
 
 
-def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, rng, *, w=0.5):
-    """Fig. 12-14 analogue: accuracy of non-private, private-INT, private-NONINT and baseline k-NN against k."""
+def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, rng, *, w=0.5, privbayes=None):
+    """Fig. 12-14 analogue: accuracy of non-private, private-INT, private-NONINT and baseline k-NN against k.
+
+    ``privbayes`` as in :func:`rn_study`: the method "PrivBayes" is the
+    non-private k-NN classifier trained on an epsilon-DP PrivBayes copy of the
+    fold's training data (k capped by the copy's size).
+    """
     import pandas as pd
 
     rng = generator(rng)
     rows = []
     for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
         data = (points[train], labels[train])
+        synthetic = _privbayes_copies(*data, n_labels, epsilons, rng, privbayes)
         for repeat in range(repeats):
             chosen = _sample(test, n_test, rng)
             truth = labels[chosen]
@@ -900,6 +927,10 @@ def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, 
                     for name, conversion in (("private-INT", "interactive"), ("private-NONINT", "noninteractive")):
                         predicted[name] = knn_classify_private(*data, points[chosen], k, epsilon, rng,
                                                                n_labels=n_labels, conversion=conversion, w=w)[0]
+                    if synthetic:
+                        fake = synthetic[epsilon]
+                        predicted["PrivBayes"] = knn_classify_nonprivate(*fake, points[chosen], min(k, len(fake[1])),
+                                                                         rng, n_labels=n_labels)
                     rows.extend(base | dict(epsilon=epsilon, method=name, accuracy=np.mean(label == truth))
                                 for name, label in predicted.items())
     return pd.DataFrame(rows)
@@ -969,3 +1000,35 @@ def summarize(table, by, value="accuracy"):
                          f"got {int(lonely['count'])} in group {lonely[by].to_dict() if isinstance(by, list) else lonely[by]}")
     summary["ci95"] = stats.t.ppf(0.975, summary["count"] - 1) * summary["std"] / np.sqrt(summary["count"])
     return summary
+
+
+def paired_difference(table, method_a, method_b, by, value="accuracy", pair=("fold", "repeat")):
+    """Paired comparison of two methods across folds: does ``method_a`` beat ``method_b``?
+
+    Within each group of ``by`` (e.g. dataset and epsilon), the rows of the two methods are
+    matched on ``pair`` (the same fold and repeat: the same training data and test batch), and
+    the differences a - b are summarized: their mean, Student-t 95% half-width, the two-sided
+    p-value of the paired t test, the number of pairs and how many of them a wins. A group with
+    fewer than 2 pairs raises ValueError (no interval from one pair).
+    """
+    import pandas as pd
+
+    by = [by] if isinstance(by, str) else list(by)
+    keys = by + list(pair)
+    left = table[table.method == method_a].set_index(keys)[value]
+    right = table[table.method == method_b].set_index(keys)[value]
+    if left.index.has_duplicates or right.index.has_duplicates:
+        raise ValueError(f"pair={pair!r} must identify one row per method within each group of by={by!r}")
+    difference = (left - right).dropna().rename("difference").reset_index()
+    rows = []
+    for group, part in difference.groupby(by):
+        values = part["difference"].to_numpy(dtype=float)
+        if values.size < 2:
+            raise ValueError(f"group {group} has {values.size} pair(s) of {method_a!r} and {method_b!r}; need >= 2")
+        sd = values.std(ddof=1)
+        half = stats.t.ppf(0.975, values.size - 1) * sd / np.sqrt(values.size)
+        p_value = float(stats.ttest_1samp(values, 0.0).pvalue) if sd > 0 else (0.0 if values.mean() else 1.0)
+        rows.append(dict(zip(by, group if isinstance(group, tuple) else (group,))) |
+                     dict(difference=values.mean(), ci95=half, p_value=p_value, pairs=values.size,
+                          wins=int(np.sum(values > 0))))
+    return pd.DataFrame(rows)

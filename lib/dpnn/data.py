@@ -138,11 +138,11 @@ def real_dataset(name):
     return quantize_to_grid(project_to_metres(latlon[:, 0], latlon[:, 1]))
 
 
-#: Classification datasets (notebook 09) and the role each plays for the paper's (seed 001, §5).
+#: Classification datasets (notebook 09) and the role each plays for Gursoy et al.'s (§5).
 CLASSIFICATION_DATASETS = {
     "moons": "banana: 2 curved classes in 2-D, 5300 points (sklearn make_moons, noise 0.25)",
     "iris": "banknote: 4 features, few points (150 x 4, 3 labels)",
-    "wine": "phoneme-like medium dimension (178 x 13, 3 labels)",
+    "wine": "a medium dimension (178 x 13, 3 labels; no paper dataset is like it)",
     "breast_cancer": "thyroid: high dimension (569 x 30, 2 labels)",
     "digits": "beyond thyroid: 64 dimensions, 10 labels (1797 x 64)",
 }

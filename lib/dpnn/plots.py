@@ -416,11 +416,13 @@ def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel,
 
 
 def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None, logx=True,
-                  panel_width=3.6, panel_height=2.9):
+                  panel_width=3.6, panel_height=2.9, references=None):
     """A grid of small accuracy plots: ``panels`` maps a panel title to {method: y over x}.
 
     ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
-    half-widths. Returns the Figure; the legend is drawn once, on the first panel.
+    half-widths. ``references`` (optional) maps a panel title to {label: y}, drawn as
+    dashed horizontal lines (e.g. a non-private ceiling, chance). Returns the Figure;
+    the legend is drawn once, on the first panel.
     """
     n = len(panels)
     ncols = min(ncols, n)
@@ -431,6 +433,8 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
         for label, y in series.items():
             err = None if errors is None else errors[title].get(label)
             ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+        for r, (label, y) in enumerate(((references or {}).get(title) or {}).items()):
+            ax.axhline(y, color=f"C{len(series) + r}", ls=(0, (4, 2)) if r % 2 == 0 else ":", lw=1.2, label=label)
         ax.set_title(title, fontsize="small")
         if logx:
             ax.set_xscale("log")
@@ -448,10 +452,15 @@ def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None
 # --- issue 6: private k-NN classification (notebook 09) -------------------------------------
 
 def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xlabel, ylabel, logx=False,
-                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None):
+                   logy=False, ncols=3, panel_titles=None, ylim=None, sharey=True, title=None, xticks=None,
+                   reference=None, reference_label=None):
     """One panel per value of ``panel``; in each, one line per value of ``series`` against ``x``.
 
-    ``title``, if given, heads the shared legend above the panels.
+    ``title``, if given, heads the shared legend above the panels. ``xticks``: the x values to
+    label (plain numbers, also on a log axis). ``reference``: {panel value: y} of a dashed grey
+    line per panel (e.g. chance or the majority-class rate), named ``reference_label`` in the
+    legend. On a log y axis an error bar reaching 0 or below is cut at a tenth of the mean (the
+    bar's lower end is then not the interval's).
 
     ``summary`` is a long table (e.g. from ``classification.summarize``) with the
     columns named here; ``error`` gives the half-width of the error bars.
@@ -460,25 +469,37 @@ def summary_panels(summary, *, x, panel, series, value="mean", error="ci95", xla
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False, sharey=sharey)
+    colour_of = {value: f"C{i % 10}" for i, value in enumerate(dict.fromkeys(summary[series]))}  # one colour per series
+    legend = {}
     for ax, name in zip(axes.flat, names):
         part = summary[summary[panel] == name]
         for label, line in part.groupby(series, sort=False):
             line = line.sort_values(x)
-            ax.errorbar(line[x], line[value], yerr=line[error] if error else None, marker="o", ms=3.5,
-                        capsize=2, label=str(label))
+            yerr = None
+            if error:
+                yerr = np.asarray(line[error], dtype=float)
+                if logy:
+                    yerr = np.vstack([np.minimum(yerr, 0.9 * np.asarray(line[value], dtype=float)), yerr])
+            legend[str(label)] = ax.errorbar(line[x], line[value], yerr=yerr, marker="o", ms=3.5, capsize=2,
+                                             color=colour_of[label], label=str(label))
+        if reference is not None and reference.get(name) is not None:
+            legend[reference_label] = ax.axhline(reference[name], color="0.45", ls="--", lw=1.0, label=reference_label)
         ax.set_title((panel_titles or {}).get(name, str(name)), fontsize="medium")
         ax.set_xlabel(xlabel)
         ax.set_xscale("log" if logx else "linear")
         ax.set_yscale("log" if logy else "linear")
+        if xticks is not None:
+            ax.set_xticks(list(xticks), [f"{t:g}" for t in xticks])
+            ax.xaxis.set_minor_locator(plt.NullLocator())
         if ylim is not None:
             ax.set_ylim(*ylim)
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
-    handles, labels = axes.flat[0].get_legend_handles_labels()
+    labels, handles = list(legend), list(legend.values())  # every series of every panel, once
     # The style's constrained layout reserves room above the panels for the legend and its title.
-    fig.legend(handles, labels, loc="outside upper center", ncol=len(labels), frameon=False, title=title,
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(len(labels), 6), frameon=False, title=title,
                title_fontsize="medium")
     return fig
 
@@ -495,7 +516,13 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
     components = sorted(nx.connected_components(graph), key=min)
     colour_of = {v: colours[i % 10] for i, nodes in enumerate(components) for v in nodes}
     if points is not None:
-        left.scatter(points[:, 0], points[:, 1], c=["k" if l else "0.7" for l in point_labels], s=6, zorder=1)
+        for value, colour in ((0, "0.7"), (1, "k")):
+            chosen = np.asarray(point_labels) == value
+            left.scatter(points[chosen, 0], points[chosen, 1], c=colour, s=6, zorder=1,
+                         label=f"training record, label {value}")
+        left.legend(loc="upper right", fontsize="x-small", framealpha=0.9)
+    left.set_xlabel("feature 1 (scaled to [0, 1])")
+    left.set_ylabel("feature 2 (scaled to [0, 1])")
     for i, (centre, r) in enumerate(zip(queries, radii)):
         left.add_patch(plt.Circle(centre, r, fill=False, lw=1.5, color=colour_of[i]))
         left.annotate(f"x{i + 1}", centre, ha="center", va="center", fontsize="small", color=colour_of[i])
@@ -517,23 +544,66 @@ def overlap_picture(queries, radii, graph, *, mcs_of=None, points=None, point_la
     right.set_title("region overlap graph")
     right.axis("off")
     return fig
+def _points_by_shape(table, *, group, hue, value, ncols, logy, xlabel, ylabel, sharey):
+    shapes = list(dict.fromkeys(table["shape"]))
+    hues = list(dict.fromkeys(table[hue]))
+    ncols = min(ncols, len(shapes))
+    nrows = int(np.ceil(len(shapes) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False, sharey=sharey)
+    width = 0.7 / max(len(hues), 1)
+    for ax, shape in zip(axes.ravel(), shapes):
+        stats = table[table["shape"] == shape].groupby([group, hue])[value].agg(["mean", "min", "max"])
+        groups = sorted(set(stats.index.get_level_values(0)))
+        positions = np.arange(len(groups))
+        for k, name in enumerate(hues):
+            rows = stats.xs(name, level=1).reindex(groups)
+            x = positions + (k - (len(hues) - 1) / 2) * width
+            spread = [np.maximum(rows["mean"] - rows["min"], 0.0), np.maximum(rows["max"] - rows["mean"], 0.0)]
+            ax.errorbar(x, rows["mean"], yerr=spread,  # clipped at 0: a mean of equal values may round past them
+                        marker="o", ms=4, capsize=2, lw=1.0, color=f"C{k % 10}", label=name)
+        ax.set_xticks(positions, [f"{g:g}" for g in groups])
+        ax.set_title(f"query {shape}")
+        ax.set_xlabel(xlabel)
+        if logy:
+            ax.set_yscale("log")
+    for ax in axes.ravel()[len(shapes):]:
+        ax.set_axis_off()
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside upper center", ncol=min(len(labels), 5), frameon=False,
+               fontsize="small")
+    return fig
+
+
 # --- issue 8 ---
 
 def quantile_curves(table, x, value, *, by="method", xlabel, ylabel, logx=True, logy=True, ax=None,
-                    center="median"):
+                    center="median", band="fill"):
     """One line per ``by`` group: the ``center`` (median or mean) of ``value`` against ``x``, with a 25-75% band.
 
     ``table`` is a long pandas DataFrame (one row per run), as the CGP experiments
     return; this is the presentation of Liang and Yi's Fig. 2-5 (centre and quartiles).
+    ``band="bars"`` draws the quartiles as error bars, each group's points shifted a little
+    along x so that four groups stay readable (``"fill"``: translucent bands).
     """
+    if band not in ("fill", "bars"):
+        raise ValueError(f"band must be 'fill' or 'bars', got {band!r}")
     fig, ax = _axes(ax)
-    for label, group in table.groupby(by, sort=False):
+    groups = list(table.groupby(by, sort=False))
+    for g, (label, group) in enumerate(groups):
         stats = group.groupby(x)[value]
         xs = np.array(sorted(group[x].unique()))
         mid = (stats.median() if center == "median" else stats.mean()).loc[xs].to_numpy()
-        ax.plot(xs, mid, marker="o", ms=4, label=label)
-        ax.fill_between(xs, stats.quantile(0.25).loc[xs].to_numpy(), stats.quantile(0.75).loc[xs].to_numpy(),
-                        alpha=0.15)
+        low, high = stats.quantile(0.25).loc[xs].to_numpy(), stats.quantile(0.75).loc[xs].to_numpy()
+        if band == "bars":
+            shift = (g - (len(groups) - 1) / 2) * 0.06
+            xs_drawn = xs * np.exp(shift) if logx else xs + shift * (np.ptp(xs) or 1.0) / 3
+            ax.errorbar(xs_drawn, mid, yerr=[mid - low, high - mid], marker="o", ms=4, capsize=2.5, lw=1.5,
+                        elinewidth=1.0, label=label)
+        else:
+            ax.plot(xs, mid, marker="o", ms=4, label=label)
+            ax.fill_between(xs, low, high, alpha=0.15)
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -613,12 +683,20 @@ def psd_tree(boxes, counts, *, rect=None, canonical=(), points=None, ax=None):
 
 
 def error_bars_by_shape(table, *, group="epsilon", hue="variant", value="error", ncols=4, logy=True,
-                        xlabel="epsilon", ylabel="median relative error"):
-    """One panel per query shape: bars of ``value`` (mean over trees) for each ``hue`` at each ``group``.
+                        xlabel="epsilon", ylabel="median relative error", style="bars", sharey=False):
+    """One panel per query shape: ``value`` (mean over trees) for each ``hue`` at each ``group``.
 
     ``table`` is a DataFrame with columns ``shape``, ``group``, ``hue`` and ``value``
     (e.g. the output of :func:`dpnn.psd.quadtree_study`); like Cormode et al. Fig. 3/5.
+    ``style="points"`` draws each mean as a point with a bar from the smallest to the largest
+    tree (the spread over independent trees), the hues side by side, joined by lines over
+    ``group``: readable on a log axis, unlike bars. ``sharey`` gives every panel one y scale.
     """
+    if style not in ("bars", "points"):
+        raise ValueError(f"style must be 'bars' or 'points', got {style!r}")
+    if style == "points":
+        return _points_by_shape(table, group=group, hue=hue, value=value, ncols=ncols, logy=logy, xlabel=xlabel,
+                                ylabel=ylabel, sharey=sharey)
     shapes = list(dict.fromkeys(table["shape"]))
     hues = list(dict.fromkeys(table[hue]))
     nrows = int(np.ceil(len(shapes) / ncols))

@@ -1,4 +1,4 @@
-"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012; seed 002).
+"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012).
 
 A private spatial decomposition (PSD) is a tree over a 2-D box whose node counts
 are released with Laplace noise. This module builds
@@ -1523,21 +1523,22 @@ def psd_comparison(points, box, names, epsilons, heights, workloads, n_trees, rn
     return pd.DataFrame(rows)
 
 
-def switch_study(points, box, height, epsilon, switches, workloads, rng, prune_threshold=None):
+def switch_study(points, box, height, epsilon, switches, workloads, rng, prune_threshold=None, n_trees=1):
     """Median relative errors of hybrid trees switching to quadtree splits after each level in ``switches``.
 
     ``switch = 0`` has no data-dependent level (a quadtree: all of epsilon goes to
     counts); ``switch = height`` is the kd-tree with EM medians. Each tree is ``epsilon``-DP (§III-B "Hybrid trees",
-    §VIII-B). One row per (switch, shape).
+    §VIII-B). One row per (switch, shape, tree); ``n_trees`` independent trees per switch level.
     """
     import pandas as pd
 
     rng = generator(rng)
     rows = []
     for switch in switches:
-        tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch,
-                              prune_threshold=prune_threshold, name=f"switch-{switch}")
-        rows += _workload_rows(tree, workloads, {"switch": switch})
+        for t in range(positive_int(n_trees, "n_trees")):
+            tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch,
+                                  prune_threshold=prune_threshold, name=f"switch-{switch}")
+            rows += _workload_rows(tree, workloads, {"switch": switch, "tree": t})
     return pd.DataFrame(rows)
 
 
@@ -1568,18 +1569,20 @@ def synthetic_points(n, box, rng, kind="uniform", n_clusters=20, spread=0.03):
 
 
 def count_share_study(points, box, height, epsilon, count_shares, workloads, rng, switch=None,
-                      prune_threshold=None):
+                      prune_threshold=None, n_trees=1):
     """Median relative errors of kd-trees (EM medians) for several median/count splits of epsilon (§VI-B).
 
     ``count_share`` of epsilon goes to the counts, the rest to the medians; each
-    tree is ``epsilon``-DP. ``switch`` makes them hybrid trees. One row per (count_share, shape).
+    tree is ``epsilon``-DP. ``switch`` makes them hybrid trees. One row per (count_share, shape, tree);
+    ``n_trees`` independent trees per share.
     """
     import pandas as pd
 
     rng = generator(rng)
     rows = []
     for share in count_shares:
-        tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch, count_share=share,
-                              prune_threshold=prune_threshold)
-        rows += _workload_rows(tree, workloads, {"count_share": share})
+        for t in range(positive_int(n_trees, "n_trees")):
+            tree = private_kdtree(points, box, height, epsilon, rng, median="em", switch=switch, count_share=share,
+                                  prune_threshold=prune_threshold)
+            rows += _workload_rows(tree, workloads, {"count_share": share, "tree": t})
     return pd.DataFrame(rows)

@@ -1,6 +1,6 @@
 """Privacy-preserving similarity search: SimHash, SimRand and a random-projection baseline.
 
-Source: seed 003, a blog post on the thesis "Privacy-preserving Similarity Search"
+Source: the SimRand blog post, a post on the thesis "Privacy-preserving Similarity Search"
 (Edvardsen), which gives the eight steps of SimRand but no formulas. The
 formulas, the neighbouring relation and the proofs here are ours and are
 derived in ``notebooks/12_private_similarity_search.ipynb``.
@@ -238,7 +238,7 @@ class SimRandRelease:
 
 
 def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandRelease:
-    """SimRand (seed 003's eight steps): SimHash to k bits, then flip each with p = 1/(1+e^(eps/K)).
+    """SimRand (the blog post's eight steps): SimHash to k bits, then flip each with p = 1/(1+e^(eps/K)).
 
     Steps: (1) R ~ N(0,1)^{k x d}; (2) Y = X R^T; (3) bits [Y >= 0];
     (4) K = :func:`sensitivity_bound` (k, alpha, delta); (5) p = :func:`flip_probability`;
@@ -624,7 +624,7 @@ def recall_at(found, truth) -> np.ndarray:
     return hits / truth.shape[1]
 
 
-def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats, delta, rng):
+def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats, delta, rng, ceiling=False):
     """Recall@n_neighbours of SimRand and the Gaussian baseline over a grid: a pandas DataFrame.
 
     The rows of ``data`` are shuffled; the first ``n_queries`` become queries
@@ -632,6 +632,12 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     (alpha, k, epsilon) and method. Columns: alpha/pi, k, epsilon, method,
     recall (mean over queries and repeats), se (its standard error, treating
     the ``n_queries * repeats`` per-query recalls as independent).
+
+    ``ceiling=True`` adds, per (alpha, k), the recall of the same searches without
+    noise (methods "SimHash, no noise" and "JL projection, no noise": exact hashes and
+    projections of the released rows), repeated on every epsilon row for plotting. Its
+    projections come from a child generator (``rng.spawn``), so the private rows are
+    drawn exactly as without it.
     """
     import pandas as pd
 
@@ -645,6 +651,7 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     queries, database = data[order[:n_queries]], data[order[n_queries:]]
     truth = exact_knn_angular(database, queries, n_neighbours)
     rows = []
+    ceiling_rng = rng.spawn(1)[0] if ceiling else None
     for alpha in alphas:
         for k in ks:
             for epsilon in epsilons:
@@ -658,7 +665,31 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
                     values = np.concatenate(values)
                     rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
                                  "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+    if ceiling:
+        rows.extend(_ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, ceiling_rng))
     return pd.DataFrame(rows)
+
+
+def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng):
+    """Recall of SimHash (Hamming on exact bits) and of a JL projection (Euclidean, no noise)."""
+    unit_db, unit_q = _unit(database), _unit(queries)
+    rows = []
+    for k in ks:
+        per_query = {"SimHash, no noise": [], "JL projection, no noise": []}
+        for _ in range(repeats):
+            r = projection(k, database.shape[1], rng)
+            bits = SimRandRelease(r, simhash(database, r), float("inf"), 0.0, 0.0, 0, 0.0)
+            per_query["SimHash, no noise"].append(recall_at(knn_hamming(bits, queries, n_neighbours, rng), truth))
+            pq, pd_ = unit_q @ r.T, unit_db @ r.T
+            squared = (pq ** 2).sum(axis=1)[:, None] + (pd_ ** 2).sum(axis=1)[None, :] - 2 * pq @ pd_.T
+            per_query["JL projection, no noise"].append(recall_at(_top(squared, n_neighbours), truth))
+        for method, values in per_query.items():
+            values = np.concatenate(values)
+            for alpha in alphas:
+                for epsilon in epsilons:
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
+                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+    return rows
 
 
 # --- Data --------------------------------------------------------------------------------------

@@ -1,0 +1,194 @@
+"""PrivBayes synthetic data (Zhang, Cormode, Procopiuc, Srivastava and Xiao, SIGMOD 2014), through DataSynthesizer.
+
+Gursoy et al. (§5, Figs. 7-14) compare their private nearest-neighbour classifiers with
+PrivBayes: release an epsilon-DP synthetic copy of the training data, then train the
+*non-private* classifier on it (post-processing). We do not re-implement PrivBayes: the
+maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) implements it as its
+"correlated attribute mode". This module only wraps it so that it obeys the companion's rules:
+
+* **public domains.** Left alone, DataSynthesizer reads each attribute's min and max (and a
+  categorical attribute's values) from the data, which is not private. We pass the public
+  feature box (``bounds``) and the label set ``0..n_labels-1`` as its domains, and declare every
+  attribute's type, so nothing about the domain is read from the data.
+* **no global random state.** DataSynthesizer seeds and draws from ``numpy.random``'s and
+  ``random``'s global generators. :func:`privbayes_synthetic` saves both states, seeds them
+  from the caller's ``rng``, and restores them afterwards: the caller's other draws are
+  unaffected and the same ``rng`` gives the same synthetic data.
+* **silence.** Its progress prints and scikit-learn's warnings are swallowed.
+* **the whole public domain in every marginal.** DataSynthesizer's noisy marginals enumerate
+  only the bins from 0 to the largest one present in the data (a leak of the data's range); during
+  the call they are computed by :func:`_public_marginals`, which enumerates the public domain.
+* **serial.** It builds the network with a ``multiprocessing.Pool`` per added attribute; on a
+  shared two-core machine that costs more than it saves, so during the call its ``Pool`` is
+  replaced by a serial map that returns the same list (the work is deterministic).
+
+Privacy accounting of DataSynthesizer's correlated mode at ``epsilon``: epsilon/2 for the
+network (exponential mechanism, PrivBayes Lemma 1 sensitivities), epsilon/2 for the noisy
+conditional distributions (Laplace on counts). It also computes noisy one-way marginals at a
+further ``epsilon`` in total, which the generator reads only for a child value left undefined
+after conditional sampling; the conditionals cover the full product of the (public) domains,
+so that fallback is never used and the synthetic data depend only on the first two parts.
+Like PrivBayes itself, the sensitivities use the number of records, which is private (as in
+the paper). Research and teaching code, not for protecting real users.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import tempfile
+import warnings
+
+import numpy as np
+
+from ._validation import generator
+
+__all__ = ["privbayes_synthetic"]
+
+
+class _SerialPool:
+    """Stand-in for ``multiprocessing.Pool`` with the same ``map`` result, run in this process."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def map(self, function, iterable):
+        return [function(item) for item in iterable]
+
+
+def _public_marginals(sizes):
+    """A replacement for DataSynthesizer's ``get_noisy_distribution_of_attributes`` over the public domain.
+
+    DataSynthesizer enumerates the cells of a marginal as ``0..max`` of the encoded values *seen in
+    the data* (PrivBayes.py, ``get_noisy_distribution_of_attributes``): bins above the data's largest
+    one, and labels above the largest present, get no cell and hence probability 0, which reveals
+    the data's range. This version enumerates every cell of the public domain (``sizes``: cells per
+    attribute), in the same order (``itertools.product``), with the same Laplace scale on the counts,
+    ``(d - k) / epsilon`` for a marginal of k + 1 of the d attributes, and the same clipping at 0.
+    """
+    import pandas as pd
+
+    def noisy_marginal(attributes, encoded_dataset, epsilon=0.1):
+        shape = tuple(sizes[name] for name in attributes)
+        codes = [encoded_dataset[name].to_numpy(dtype=np.intp) for name in attributes]
+        counts = np.bincount(np.ravel_multi_index(codes, shape), minlength=int(np.prod(shape))).astype(float)
+        if epsilon:
+            scale = (encoded_dataset.shape[1] - (len(attributes) - 1)) / epsilon
+            counts = np.maximum(counts + np.random.laplace(0.0, scale, size=counts.size), 0.0)
+        cells = pd.DataFrame(np.indices(shape).reshape(len(shape), -1).T, columns=list(attributes))
+        cells["count"] = counts
+        return cells
+
+    return noisy_marginal
+
+
+def _label_name(value: int) -> str:
+    return f"label{value:04d}"  # a string DataSynthesizer cannot mistake for a number
+
+
+def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 1.0), degree=2, bins=20,
+                        n_samples=None):
+    """An epsilon-DP synthetic copy ``(points, labels)`` of a labelled dataset, by PrivBayes.
+
+    Parameters
+    ----------
+    points : (n, d) array of features inside the public box ``bounds``.
+    labels : (n,) integers in ``0..n_labels-1``.
+    n_labels : public number of labels.
+    epsilon : total budget (> 0), split as described in the module docstring.
+    rng : numpy Generator (or seed); seeds DataSynthesizer, whose global-state use is isolated.
+    bounds : public (low, high) of every feature; a pair of scalars or of length-d arrays.
+    degree : maximum number of parents in the Bayesian network (PrivBayes's k), >= 1.
+    bins : histogram bins per numeric attribute, >= 2.
+    n_samples : synthetic records to draw; default the number of input records (as DataSynthesizer
+        and the paper do; this size is then released, like PrivBayes's own output size).
+
+    Returns ``(synthetic_points, synthetic_labels)``. Features are drawn uniformly inside their bin.
+    """
+    from DataSynthesizer.DataDescriber import DataDescriber
+    from DataSynthesizer.DataGenerator import DataGenerator
+    from DataSynthesizer.lib import PrivBayes as privbayes_module
+    import pandas as pd
+
+    rng = generator(rng)
+    points = np.asarray(points, dtype=float)
+    labels = np.asarray(labels)
+    if points.ndim != 2 or points.shape[1] < 1:
+        raise ValueError(f"points must be a 2-D array (n, d) with d >= 1, got shape {points.shape}")
+    if labels.shape != (points.shape[0],):
+        raise ValueError(f"labels must have shape ({points.shape[0]},), got {labels.shape}")
+    if not isinstance(n_labels, (int, np.integer)) or n_labels < 2:
+        raise ValueError(f"n_labels must be an integer >= 2, got {n_labels!r}")
+    if not np.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    if not isinstance(degree, (int, np.integer)) or degree < 1:
+        raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+    if not isinstance(bins, (int, np.integer)) or bins < 2:
+        raise ValueError(f"bins must be an integer >= 2, got {bins!r}")
+    dimension = points.shape[1]
+    low = np.broadcast_to(np.asarray(bounds[0], dtype=float), (dimension,))
+    high = np.broadcast_to(np.asarray(bounds[1], dtype=float), (dimension,))
+    if not np.all(low < high):
+        raise ValueError(f"bounds must satisfy low < high in every coordinate, got {bounds!r}")
+    if np.any(points < low) or np.any(points > high):
+        raise ValueError("points must lie inside the public box bounds (clip them first)")
+    if len(labels) and (labels.min() < 0 or labels.max() >= n_labels):
+        raise ValueError(f"labels must lie in 0..{n_labels - 1}")
+    if n_samples is None:
+        n_samples = len(labels)
+    if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
+        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
+    if len(labels) < 2:  # DataSynthesizer needs records; a private size answers anyway: uniform data
+        synthetic = rng.uniform(low, high, size=(n_samples, dimension))
+        return synthetic, rng.integers(n_labels, size=n_samples)
+
+    features = [f"x{i}" for i in range(dimension)]
+    frame = pd.DataFrame(points, columns=features)
+    frame["label"] = [_label_name(int(v)) for v in labels]
+    seed = int(rng.integers(2**32 - 1))
+    numpy_state, python_state = np.random.get_state(), random.getstate()
+    saved = privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes
+    try:
+        privbayes_module.Pool = _SerialPool
+        privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(
+            {**{name: int(bins) for name in features}, "label": int(n_labels)})
+        with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()), \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            source = os.path.join(folder, "data.csv")
+            domain_file = os.path.join(folder, "domains.json")
+            description = os.path.join(folder, "description.json")
+            frame.to_csv(source, index=False)
+            with open(domain_file, "w") as handle:
+                json.dump({"label": [_label_name(v) for v in range(n_labels)]}, handle)
+            describer = DataDescriber(histogram_bins=bins, category_threshold=0)
+            describer.describe_dataset_in_correlated_attribute_mode(
+                source, k=int(degree), epsilon=float(epsilon),
+                attribute_to_datatype={**{name: "Float" for name in features}, "label": "String"},
+                attribute_to_is_categorical={**{name: False for name in features}, "label": True},
+                attribute_to_is_candidate_key={name: False for name in [*features, "label"]},
+                categorical_attribute_domain_file=domain_file,
+                numerical_attribute_ranges={name: [float(low[i]), float(high[i])]
+                                            for i, name in enumerate(features)},
+                seed=seed)
+            describer.save_dataset_description_to_file(description)
+            synthesizer = DataGenerator()
+            synthesizer.generate_dataset_in_correlated_attribute_mode(int(n_samples), description, seed=seed)
+            synthetic = synthesizer.synthetic_dataset
+    finally:
+        privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes = saved
+        np.random.set_state(numpy_state)
+        random.setstate(python_state)
+    label_of = {_label_name(v): v for v in range(n_labels)}
+    synthetic_points = np.clip(synthetic[features].to_numpy(dtype=float), low, high)
+    synthetic_labels = np.array([label_of[v] for v in synthetic["label"]], dtype=int)
+    return synthetic_points, synthetic_labels
