@@ -67,7 +67,7 @@ def test_high_epsilon_copy_keeps_the_classes_apart():
 
 @pytest.mark.parametrize("kwargs, word", [
     (dict(epsilon=0.0), "epsilon"), (dict(epsilon=np.inf), "epsilon"), (dict(n_labels=1), "n_labels"),
-    (dict(degree=0), "degree"), (dict(bins=1), "bins"), (dict(n_samples=0), "n_samples"),
+    (dict(degree=0), "degree"), (dict(bins=1), "bins"), (dict(n_samples=-1), "n_samples"),
     (dict(bounds=(1.0, 0.0)), "bounds"), (dict(points=np.full((10, 2), 2.0)), "bounds"),
     (dict(labels=np.full(10, 5)), "labels"), (dict(points=np.zeros(10)), "points"),
 ])
@@ -114,3 +114,15 @@ def test_paired_difference_matches_an_independent_paired_t_test():
     assert result["pairs"] == 5 and result["wins"] == 4
     with pytest.raises(ValueError, match="pair"):
         c.paired_difference(table[table.fold == 0], "A", "B", "dataset")  # one pair only
+
+
+@pytest.mark.parametrize("size", [0, 1, 2])
+def test_privbayes_answers_on_empty_and_tiny_data(size):
+    # |D| is private: an exception on D = {} that D + one record does not raise would tell them apart.
+    points, labels = np.full((size, 2), 0.5), np.zeros(size, dtype=int)
+    synthetic, synthetic_labels = privbayes.privbayes_synthetic(points, labels, 2, 1.0, np.random.default_rng(7))
+    assert synthetic.shape == (size, 2) and synthetic_labels.shape == (size,)
+    assert np.all((0 <= synthetic) & (synthetic <= 1)) and np.all((0 <= synthetic_labels) & (synthetic_labels < 2))
+    # an explicit public output size is honoured whatever |D| is
+    fixed, fixed_labels = privbayes.privbayes_synthetic(points, labels, 2, 1.0, np.random.default_rng(7), n_samples=5)
+    assert fixed.shape == (5, 2) and fixed_labels.shape == (5,)

@@ -28,8 +28,12 @@ conditional distributions (Laplace on counts). It also computes noisy one-way ma
 further ``epsilon`` in total, which the generator reads only for a child value left undefined
 after conditional sampling; the conditionals cover the full product of the (public) domains,
 so that fallback is never used and the synthetic data depend only on the first two parts.
-Like PrivBayes itself, the sensitivities use the number of records, which is private (as in
-the paper). Research and teaching code, not for protecting real users.
+Like PrivBayes itself, the sensitivities use the number of records, and by default the
+synthetic copy has as many records as the input: the guarantee is therefore epsilon-DP under
+*replacing* one record (|D| public), PrivBayes's own setting, not under adding or removing one.
+Pass a public ``n_samples`` to fix the output size. Empty and one-record datasets answer (with
+uniform synthetic data), so no exception depends on |D|. Research and teaching code, not for
+protecting real users.
 """
 
 from __future__ import annotations
@@ -109,8 +113,8 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
     bounds : public (low, high) of every feature; a pair of scalars or of length-d arrays.
     degree : maximum number of parents in the Bayesian network (PrivBayes's k), >= 1.
     bins : histogram bins per numeric attribute, >= 2.
-    n_samples : synthetic records to draw; default the number of input records (as DataSynthesizer
-        and the paper do; this size is then released, like PrivBayes's own output size).
+    n_samples : synthetic records to draw (>= 0, public); default the number of input records (as
+        DataSynthesizer and the paper do; this size is then released, like PrivBayes's own output size).
 
     Returns ``(synthetic_points, synthetic_labels)``. Features are drawn uniformly inside their bin.
     """
@@ -144,10 +148,10 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
     if len(labels) and (labels.min() < 0 or labels.max() >= n_labels):
         raise ValueError(f"labels must lie in 0..{n_labels - 1}")
     if n_samples is None:
-        n_samples = len(labels)
-    if not isinstance(n_samples, (int, np.integer)) or n_samples < 1:
-        raise ValueError(f"n_samples must be an integer >= 1, got {n_samples!r}")
-    if len(labels) < 2:  # DataSynthesizer needs records; a private size answers anyway: uniform data
+        n_samples = len(labels)  # released, as PrivBayes releases its output size (see the module docstring)
+    if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
+        raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}")
+    if n_samples == 0 or len(labels) < 2:  # DataSynthesizer needs records; a private size answers anyway
         synthetic = rng.uniform(low, high, size=(n_samples, dimension))
         return synthetic, rng.integers(n_labels, size=n_samples)
 
