@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpnn import psd
+from dpnn import mechanisms, psd
 
 FALSE_ALARM = 1e-3
 UNIT = np.array([0.0, 0.0, 1.0, 1.0])
@@ -426,7 +426,7 @@ def test_hilbert_rtree_leaves_hold_their_points(monkeypatch):
     points = rng.uniform(0, 1, (1000, 2))
     private = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6)
     assert psd.is_consistent(private.counts) and private.epsilon == pytest.approx(1.0)
-    monkeypatch.setattr(psd, "noisy_counts", lambda counts, epsilons, rng: tuple(counts))
+    monkeypatch.setattr(psd.quadtree, "noisy_counts", lambda counts, epsilons, rng: tuple(counts))
     tree = psd.private_hilbert_rtree(points, UNIT, 2, 1.0, rng, order=6, postprocess=False)
     leaf_sizes = tree.counts[2].astype(int)
     assert leaf_sizes.sum() == len(points)
@@ -637,10 +637,10 @@ class _Accountant:
     def __init__(self, monkeypatch, n_points, sample):
         self.n_points, self.sample = n_points, sample
         self.spends, self.stray, self.depth = [], [], 0
-        self._wrap(monkeypatch, psd.mechanisms, "laplace", lambda values, sensitivity, epsilon, rng:
+        self._wrap(monkeypatch, mechanisms, "laplace", lambda values, sensitivity, epsilon, rng:
                    ("laplace", epsilon / sensitivity))
-        self._wrap(monkeypatch, psd, "_em_median_segments", self._median)
-        self._wrap(monkeypatch, psd, "_noisy_mean_segments", self._median)
+        self._wrap(monkeypatch, psd.medians, "_em_median_segments", self._median)
+        self._wrap(monkeypatch, psd.medians, "_noisy_mean_segments", self._median)
 
     def _wrap(self, monkeypatch, module, name, spend):
         original = getattr(module, name)

@@ -1,0 +1,72 @@
+"""Private spatial decompositions (Cormode, Procopiuc, Srivastava, Shen, Yu, ICDE 2012).
+
+A private spatial decomposition (PSD) is a tree over a 2-D box whose node counts
+are released with Laplace noise. This package builds
+
+* the full **quadtree** of height ``h`` (data-independent; §III-B), its leaf counts
+  found from integer cell indices in one pass (no Python loop over points);
+* **kd-trees** with private medians (§VI), flattened to fanout 4 (§VI-B), the
+  **hybrid** tree (kd splits for the first ``l`` levels, then quadtree splits), and
+  the **Hilbert R-tree** (a 1-D kd-tree over Hilbert values, node boxes from the
+  Hilbert ranges);
+* the **budgets**: uniform and geometric (Lemma 3), and the median/count split;
+* the **OLS post-processing** of Lemma 4 (Phases I-III), linear time, for any
+  positive per-level budget, vectorized one level at a time;
+* **range queries** by the canonical method with the uniformity assumption for
+  partly covered leaves (§IV-A), vectorized over a workload of rectangles, and the
+  median relative error of §VIII-A.
+
+Layout. A tree of height ``h`` and fanout ``f`` is a tuple of ``h + 1`` flat arrays,
+one per *depth* ``d`` (root ``d = 0``, leaves ``d = h``); the children of node ``j``
+at depth ``d`` are nodes ``f j, ..., f j + f - 1`` at depth ``d + 1``. The paper
+numbers *levels* the other way round (leaves at level 0, root at level ``h``), and
+every per-level budget here is indexed like the paper: ``epsilons[i]`` is the
+budget of the nodes at level ``i``, i.e. at depth ``h - i``. The quadtree stores its
+nodes in Morton (Z) order, which is exactly this layout with ``f = 4``.
+
+Neighbouring relation: datasets differing by the presence of one point (§III-A).
+A point lies in exactly one node per depth, so releasing every node count at level
+``i`` with ``Lap(1 / epsilon_i)`` is ``sum_i epsilon_i``-DP (Lemma 1, parallel
+composition across the nodes of a level). Mechanisms sample with floating point and
+are for research and teaching, not for protecting real users without a vetted
+library.
+
+The package is split by idea; every public name is importable from ``dpnn.psd``:
+
+=================  ===============================================================
+``budgets``        uniform and geometric per-level budgets (Lemma 3), worst-case error
+``quadtree``       Morton order, quadtree counts and boxes, the ``PSD`` container,
+                   noisy counts and the private quadtree
+``postprocessing`` the linear-time OLS of Lemma 4, consistency, pruning
+``queries``        range queries (canonical method), exact counts, relative errors
+``medians``        private medians: EM, smooth sensitivity, noisy mean, cell-based
+``kdtree``         private kd-trees, hybrid trees, the cell-based kd-tree
+``hilbert``        the Hilbert curve and the private Hilbert R-tree
+``studies``        the experiments of §VIII (data, quadtree, medians, comparisons)
+=================  ===============================================================
+"""
+
+from . import budgets, hilbert, kdtree, medians, postprocessing, quadtree, queries, studies
+from .budgets import geometric_budget, uniform_budget, worst_case_error, worst_case_error_closed_form
+from .hilbert import hilbert_cell, hilbert_index, hilbert_range_boxes, private_hilbert_rtree
+from .kdtree import amplified_epsilon, private_cell_kdtree, private_kdtree
+from .medians import (cell_median, em_median, em_median_intervals, noisy_mean_median, segment_medians,
+                      smooth_sensitivity_median, ss_median)
+from .postprocessing import is_consistent, ols, prune
+from .quadtree import PSD, morton_decode, morton_encode, noisy_counts, private_quadtree, quadtree_boxes, quadtree_counts
+from .queries import canonical_nodes, median_relative_error, random_queries, range_query, relative_errors, true_counts
+from .studies import (EUROPE, PSD_NAMES, QUADTREE_VARIANTS, build_psd, count_share_study, geonames_places,
+                      median_study, psd_comparison, quadtree_study, switch_study, synthetic_points)
+
+__all__ = [
+    "uniform_budget", "geometric_budget", "worst_case_error", "worst_case_error_closed_form",
+    "morton_encode", "morton_decode", "PSD", "quadtree_counts", "quadtree_boxes", "noisy_counts", "private_quadtree",
+    "ols", "is_consistent", "prune",
+    "range_query", "true_counts", "relative_errors", "median_relative_error", "random_queries", "canonical_nodes",
+    "EUROPE", "geonames_places", "QUADTREE_VARIANTS", "quadtree_study",
+    "em_median_intervals", "em_median", "smooth_sensitivity_median", "ss_median", "noisy_mean_median", "cell_median",
+    "segment_medians",
+    "amplified_epsilon", "private_kdtree", "private_cell_kdtree",
+    "hilbert_index", "hilbert_cell", "hilbert_range_boxes", "private_hilbert_rtree",
+    "median_study", "PSD_NAMES", "build_psd", "psd_comparison", "switch_study", "synthetic_points", "count_share_study",
+]
