@@ -1,0 +1,54 @@
+"""The fast paths of the experiment hot spots give exactly what the plain code gave.
+
+Each fast path keeps its reference (the code before the change) as a private function;
+these tests compare the two with ``==`` (same floats, same indices), not with a tolerance,
+on inputs including the degenerate ones, and on the sizes the notebooks use.
+"""
+
+import numpy as np
+import pytest
+
+from dpnn import cgp
+
+
+# --- hull_jaccard: shapely sees only the points on or near each hull ------------------------------
+
+def _hull_inputs():
+    rng = np.random.default_rng(22)
+    path = cgp.taxi_trajectories(1, rng, min_length=20000, max_length=20000)[0]
+    grid = np.stack(np.meshgrid(np.arange(30.0), np.arange(30.0)), -1).reshape(-1, 2)  # many collinear hull points
+    circle = np.column_stack([np.cos(np.arange(500) * 0.7), np.sin(np.arange(500) * 0.7)])  # every point a vertex
+    yield "trajectory vs CGP Basic", path, cgp.cgp_basic(path, 5e-4, rng)
+    yield "trajectory vs GP Basic", path, cgp.gp_basic(path, 0.01, rng)
+    yield "trajectory vs few points", path, path[rng.choice(len(path), 40, replace=False)] + 100
+    yield "Mercator-sized coordinates", path + [-1.36e7, 4.5e6], rng.normal([-1.36e7, 4.5e6], 3e3, (300, 2))
+    yield "grid", grid, grid[::7] + 0.5
+    yield "grid with duplicates", np.concatenate([grid, grid]), grid + [3, 0]
+    yield "points on a circle", circle, 0.999 * circle[::-1]
+    yield "nearly collinear", np.column_stack([np.arange(100.0), 1e-12 * rng.random(100)]), grid
+    yield "small sets", np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]]), rng.normal(0, 1, (15, 2))
+    yield "collinear (qhull fails)", np.column_stack([np.arange(50.0), np.arange(50.0)]), grid
+
+
+@pytest.mark.parametrize("name, points, released", list(_hull_inputs()), ids=[c[0] for c in _hull_inputs()])
+def test_hull_jaccard_equals_shapely_on_all_points(name, points, released):
+    assert cgp.hull_jaccard(points, released) == cgp._hull_jaccard_all_points(points, released)
+    assert cgp.hull_jaccard(released, points) == cgp._hull_jaccard_all_points(released, points)
+
+
+def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
+    from shapely.geometry import MultiPoint
+
+    rng = np.random.default_rng(3)
+    points = rng.normal(0, 1000, (20000, 2))
+    kept = cgp._hull_candidates(points)
+    vertices = np.asarray(MultiPoint(points).convex_hull.exterior.coords)
+    assert {tuple(v) for v in vertices} <= {tuple(p) for p in kept}
+    assert len(kept) < 100  # a Gaussian cloud of 20000 has about 20 hull vertices
+    order = np.flatnonzero(np.isin(points[:, 0], kept[:, 0]))
+    np.testing.assert_array_equal(points[order], kept)  # input order kept
+
+
+def test_hull_jaccard_zero_area_still_an_error():
+    with pytest.raises(ValueError, match="zero area"):
+        cgp.hull_jaccard(np.zeros((30, 2)), np.ones((30, 2)))
