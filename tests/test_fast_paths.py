@@ -52,3 +52,46 @@ def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
 def test_hull_jaccard_zero_area_still_an_error():
     with pytest.raises(ValueError, match="zero area"):
         cgp.hull_jaccard(np.zeros((30, 2)), np.ones((30, 2)))
+
+
+# --- max_clique_size: bitset branch and bound instead of networkx's -------------------------------
+
+def _overlap_graphs():
+    from dpnn import classification as c, data
+
+    rng = np.random.default_rng(9)
+    for name, sizes in (("digits", (50, 200, 400)), ("moons", (100, 400)), ("wine", (35,))):
+        points, _ = data.classification_dataset(name)
+        train, test = points[: int(0.8 * len(points))], points[int(0.8 * len(points)):]
+        radius = c.tuned_radius(train, test, 10)
+        for n in sizes:
+            chosen = test[rng.choice(len(test), min(n, len(test)), replace=False)]
+            for scale in (0.5, 1.0, 2.0):
+                yield f"{name} |X|={len(chosen)} r*{scale}", c.region_overlap_graph(chosen, np.full(len(chosen), scale * radius))
+
+
+def test_overlap_components_equal_the_networkx_path_on_the_notebook_graphs():
+    import networkx as nx
+
+    from dpnn import classification as c
+
+    for name, graph in _overlap_graphs():
+        expected = [(sorted(nodes), c._max_clique_size_networkx(graph.subgraph(nodes)))
+                    for nodes in nx.connected_components(graph)]
+        assert c.overlap_components(graph) == expected, name
+        assert c.max_clique_size(graph) == max(size for _, size in expected), name
+
+
+def test_max_clique_size_on_views_self_loops_and_odd_labels():
+    import networkx as nx
+
+    from dpnn import classification as c
+
+    graph = nx.Graph([("a", "b"), ("b", "c"), ("a", "c"), ("c", "d"), ("d", "d")])
+    assert c.max_clique_size(graph) == 3
+    assert c.max_clique_size(graph.subgraph(["c", "d"])) == 2
+    assert c.max_clique_size(nx.complete_graph(7)) == 7
+    assert c.max_clique_size(nx.empty_graph(5)) == 1
+    deep = nx.complete_graph(1500)
+    deep.remove_edge(0, 1)  # not complete: the search goes 1499 levels deep
+    assert c.max_clique_size(deep) == 1499
