@@ -95,3 +95,35 @@ def test_max_clique_size_on_views_self_loops_and_odd_labels():
     deep = nx.complete_graph(1500)
     deep.remove_edge(0, 1)  # not complete: the search goes 1499 levels deep
     assert c.max_clique_size(deep) == 1499
+
+
+# --- grid_mass in 2-D: all queries' disc-cell areas in one pass -----------------------------------
+
+@pytest.mark.parametrize("m", [1, 7, 64, 200])
+def test_disc_masses_equal_the_per_query_box_mass(m):
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(m)
+    density = np.maximum(rng.normal(1.0, 2.0, (m, m)), 0.0)
+    queries = np.concatenate([rng.random((100, 2)), [[0.0, 0.0], [1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]])
+    radii = np.concatenate([rng.uniform(0, 1.5, 100) ** 3, [1e-12, 2.0, 0.3, 1 / m]])
+    expected = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii), expected)
+    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii, cells=50), expected)  # many blocks
+
+
+def test_noninteractive_conversion_on_moons_unchanged():
+    from dpnn import classification as c, data
+
+    points, _ = data.classification_dataset("moons")
+    train, queries = points[:800], points[800:900]
+    grid = c.private_uniform_grid(train, 1.0, np.random.default_rng(1))
+    density, m = grid.densities(), grid.m
+    for gamma in (1e-3 * np.sqrt(2), 0.05):
+        for k in (1, 30, 200):
+            radii = c.convert_noninteractive(grid, queries, k, gamma, np.random.default_rng(2))
+            masses = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+            np.testing.assert_array_equal(c.grid_mass(grid, queries, radii), masses)
+            below = radii - gamma / 2
+            reference = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, below)])
+            np.testing.assert_array_equal(c.grid_mass(grid, queries, below), reference)
