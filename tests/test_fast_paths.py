@@ -127,3 +127,31 @@ def test_noninteractive_conversion_on_moons_unchanged():
             below = radii - gamma / 2
             reference = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, below)])
             np.testing.assert_array_equal(c.grid_mass(grid, queries, below), reference)
+
+
+# --- k-NN label counts: a partition and the tied records by rank instead of a full lexsort ---------
+
+@pytest.mark.parametrize("name", ["moons", "iris", "wine", "breast_cancer", "digits"])
+def test_knn_counts_equal_the_lexsort_path(name):
+    from dpnn import classification as c, data
+
+    points, labels = data.classification_dataset(name)
+    n_labels = int(labels.max() + 1)
+    train, queries = points[:-60], points[-60:]
+    for k in (1, 5, 30, len(train) - 1, len(train), len(train) + 5):
+        np.testing.assert_array_equal(c._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
+                                      c._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels))
+
+
+def test_knn_counts_break_many_ties_by_record_order():
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(5)
+    points = rng.integers(0, 4, (400, 2)).astype(float)  # 16 locations: ties everywhere, duplicates too
+    labels = rng.integers(0, 3, 400)
+    queries = np.concatenate([rng.integers(0, 4, (50, 2)).astype(float), rng.random((50, 2)) * 3])
+    for k in (1, 2, 7, 25, 26, 100, 399):
+        for chunk in (1 << 22, 900):
+            np.testing.assert_array_equal(c._knn_counts(points, labels, queries, k, 3, chunk=chunk),
+                                          c._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
+    assert c._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0

@@ -815,6 +815,34 @@ def _knn_counts(points, labels, queries, k, n_labels, chunk=1 << 22):
     for start in range(0, m, rows):
         block = queries[start:start + rows]
         distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
+        # The first k in the order (distance, rank): all records nearer than the k-th distance, then
+        # the tied ones at the k-th distance by rank (the same records as a full lexsort, without it).
+        kth = np.partition(distance, k - 1, axis=1)[:, k - 1:k]
+        chosen = distance < kth
+        tied = distance == kth
+        need = k - chosen.sum(axis=1)
+        exact = tied.sum(axis=1) == need
+        chosen[exact] |= tied[exact]
+        for row in np.flatnonzero(~exact):  # more ties than places: the smallest ranks win
+            candidates = np.flatnonzero(tied[row])
+            chosen[row, candidates[np.argsort(rank[candidates])[:need[row]]]] = True
+        row, column = np.nonzero(chosen)
+        np.add.at(counts, (start + row, labels[column]), 1)
+    return counts
+
+
+def _knn_counts_lexsort(points, labels, queries, k, n_labels, chunk=1 << 22):
+    """:func:`_knn_counts` as it was (a full lexsort of every distance row); the reference of the tests."""
+    n, m = points.shape[0], queries.shape[0]
+    counts = np.zeros((m, n_labels), dtype=np.int64)
+    k = min(int(k), n)
+    if k == 0:
+        return counts
+    rank = _record_order(points, labels)
+    rows = max(1, chunk // (n * points.shape[1]))
+    for start in range(0, m, rows):
+        block = queries[start:start + rows]
+        distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
         order = np.lexsort((np.broadcast_to(rank, distance.shape), distance), axis=-1)[:, :k]
         np.add.at(counts, (np.repeat(np.arange(start, start + len(block)), k), labels[order].ravel()), 1)
     return counts
