@@ -155,3 +155,28 @@ def test_knn_counts_break_many_ties_by_record_order():
             np.testing.assert_array_equal(c._knn_counts(points, labels, queries, k, 3, chunk=chunk),
                                           c._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
     assert c._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0
+
+
+# --- the one-call memo of exact counts -------------------------------------------------------------
+
+def test_remembered_counts_are_the_computed_ones_and_not_shared():
+    from dpnn import classification as c, data
+
+    points, labels = data.classification_dataset("wine")
+    queries, radii = points[:30], np.full(30, 0.4)
+    first = c._counts(points, labels, 3, queries, radii)
+    np.testing.assert_array_equal(first, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    first[:] = -1  # the caller's copy, not the memory
+    again = c._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
+    np.testing.assert_array_equal(again, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    moved = queries.copy()
+    moved[0, 0] = np.nextafter(moved[0, 0], 2.0)  # one ulp: a different call
+    assert c._same(moved, moved.copy()) and not c._same(moved, queries)
+    assert not c._same(np.array([0.0]), np.array([-0.0])) and not c._same(np.array([1]), np.array([1.0]))
+    np.testing.assert_array_equal(c._counts(points, labels, 3, moved, radii),
+                                  c._counts.__wrapped__(points, labels, 3, moved, radii))
+    np.testing.assert_array_equal(c._knn_counts(points, labels, queries, 5, 3, chunk=100),
+                                  c._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100))
+    components = c._batch_components(queries, radii)
+    components[0][0].append(999)
+    assert c._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))

@@ -25,6 +25,7 @@ Mechanisms sample with floating point and are for research and teaching.
 
 from __future__ import annotations
 
+import copy
 import math
 import sys
 import warnings
@@ -151,6 +152,41 @@ def _k_at_most(k, n_queries, n_points):
     return k
 
 
+# --------------------------------------------------------------------------- a one-call memo of exact counts
+
+def _same(a, b) -> bool:
+    """Whether two arguments are the same value: arrays bit for bit (shape, dtype, bytes), others by ``==``."""
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return (a.shape == b.shape and a.dtype == b.dtype
+                and np.array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8)))
+    return type(a) is type(b) and a == b
+
+
+def _remember_last(function):
+    """Answer a call with the same arguments as the previous one from memory (a copy), else compute.
+
+    For deterministic, non-private computations the studies repeat on one batch (the exact
+    counts of a batch are read once per method and budget). Only the last call is kept, so
+    memory stays one result; the value returned is the one the function would compute.
+    """
+    last = {}
+
+    def remembered(*args, **options):
+        call = args + tuple(sorted(options.items()))
+        if "call" in last and len(call) == len(last["call"]) and all(map(_same, call, last["call"])):
+            return copy.deepcopy(last["result"])
+        result = function(*args, **options)
+        last.clear()
+        last.update(call=tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in call),
+                    result=copy.deepcopy(result))
+        return result
+
+    remembered.__wrapped__ = function
+    remembered.__doc__ = function.__doc__
+    return remembered
+
+
 # --------------------------------------------------------------------------- r-N classifiers (Alg. 1-2)
 
 def _batch(points, labels, queries, radii, n_labels):
@@ -160,6 +196,7 @@ def _batch(points, labels, queries, radii, n_labels):
     return points, labels, n_labels, queries, _radii(radii, queries.shape[0])
 
 
+@_remember_last
 def _counts(points, labels, n_labels, queries, radii):
     """Unchecked core of :func:`label_counts`."""
     counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
@@ -403,6 +440,12 @@ def overlap_components(graph):
     return components
 
 
+@_remember_last
+def _batch_components(queries, radii):
+    """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the next call on the same batch."""
+    return overlap_components(region_overlap_graph(queries, radii))
+
+
 def overlap_depth(queries, radii, locations):
     """For each location, the number of test regions containing it (what adding a point there changes).
 
@@ -448,7 +491,7 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
     rng = generator(rng)
     points, labels, n_labels, queries, radii = _batch(points, labels, queries, radii, n_labels)
     counts = _counts(points, labels, n_labels, queries, radii)
-    components = overlap_components(region_overlap_graph(queries, radii))
+    components = _batch_components(queries, radii)
     component = np.empty(counts.shape[0], dtype=np.intp)
     mcs = np.array([size for _, size in components], dtype=np.intp)
     for index, (nodes, _) in enumerate(components):
@@ -791,6 +834,7 @@ def _record_order(points, labels):
     return rank
 
 
+@_remember_last
 def _knn_counts(points, labels, queries, k, n_labels, chunk=1 << 22):
     """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels).
 
