@@ -1,0 +1,45 @@
+"""Time the hot spots of notebook 11 (Liang and Yi) at the paper's n = 20000, before and after issue 22.
+
+Writes benchmarks/results/liang_yi.json. The convex-hull experiment (Fig. 5) scores every
+release with ``hull_jaccard``: before, shapely built the hulls of all 20000 points (and of
+the 20000 released points of Basic); after, it gets only the points qhull leaves on or
+near each hull (the same hulls, the same value: tests/test_fast_paths.py). Both are timed
+here on the same inputs in the same run, together with one whole PCH release and one
+k-PNN at k = 4 and k = 256, which issue 22 left unchanged: their time is the Laplace
+draws of the sparse vector technique (one per candidate and pass), which fix the random
+stream and so the notebook's printed results.
+"""
+
+from __future__ import annotations
+
+import platform
+
+import numpy as np
+
+from _results import best_time, report
+from dpnn import cgp
+
+
+def main() -> dict:
+    results = {"machine": f"{platform.machine()}, {platform.python_version()}"}
+    rng = np.random.default_rng(0)
+    path = cgp.taxi_trajectories(1, rng, min_length=30000, max_length=30000)[0]
+    x = cgp.sample_tuple(path, 20000, rng)
+    releases = {"PCH (CGP)": cgp.pch(x, rng, rho=5e-4).released, "Basic (CGP)": cgp.cgp_basic(x, 5e-4, rng)}
+    for name, released in releases.items():
+        assert cgp.hull_jaccard(x, released) == cgp._hull_jaccard_all_points(x, released)
+        before = best_time(lambda: cgp._hull_jaccard_all_points(x, released), 5)
+        after = best_time(lambda: cgp.hull_jaccard(x, released), 5)
+        results |= {f"hull_jaccard n=20000 vs {name}: all points (s)": before,
+                    f"hull_jaccard n=20000 vs {name}: hull candidates (s)": after,
+                    f"hull_jaccard vs {name}: speed-up": before / after}
+    results["PCH release n=20000 rho=5e-4, unchanged (s)"] = best_time(lambda: cgp.pch(x, rng, rho=5e-4), 3)
+    query = cgp.query_points([path], 1, rng)[0]
+    for k in (4, 256):
+        results[f"k-PNN n=20000 k={k} rho=5e-4, unchanged (s)"] = best_time(lambda: cgp.k_pnn(x, query, k, rng, rho=5e-4), 3)
+    results["Laplace draws of one SVT pass over 20000 (s)"] = best_time(lambda: rng.laplace(0.0, 1.0, 20000), 20)
+    return report("liang_yi", results)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The fast paths of the experiment hot spots give exactly what the plain code gave.
+
+Each fast path keeps its reference (the code before the change) as a private function;
+these tests compare the two with ``==`` (same floats, same indices), not with a tolerance,
+on inputs including the degenerate ones, and on the sizes the notebooks use.
+"""
+
+import numpy as np
+import pytest
+
+from dpnn import cgp
+
+
+# --- hull_jaccard: shapely sees only the points on or near each hull ------------------------------
+
+def _hull_inputs():
+    rng = np.random.default_rng(22)
+    path = cgp.taxi_trajectories(1, rng, min_length=20000, max_length=20000)[0]
+    grid = np.stack(np.meshgrid(np.arange(30.0), np.arange(30.0)), -1).reshape(-1, 2)  # many collinear hull points
+    circle = np.column_stack([np.cos(np.arange(500) * 0.7), np.sin(np.arange(500) * 0.7)])  # every point a vertex
+    yield "trajectory vs CGP Basic", path, cgp.cgp_basic(path, 5e-4, rng)
+    yield "trajectory vs GP Basic", path, cgp.gp_basic(path, 0.01, rng)
+    yield "trajectory vs few points", path, path[rng.choice(len(path), 40, replace=False)] + 100
+    yield "Mercator-sized coordinates", path + [-1.36e7, 4.5e6], rng.normal([-1.36e7, 4.5e6], 3e3, (300, 2))
+    yield "grid", grid, grid[::7] + 0.5
+    yield "grid with duplicates", np.concatenate([grid, grid]), grid + [3, 0]
+    yield "points on a circle", circle, 0.999 * circle[::-1]
+    yield "nearly collinear", np.column_stack([np.arange(100.0), 1e-12 * rng.random(100)]), grid
+    yield "small sets", np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]]), rng.normal(0, 1, (15, 2))
+    yield "collinear (qhull fails)", np.column_stack([np.arange(50.0), np.arange(50.0)]), grid
+
+
+@pytest.mark.parametrize("name, points, released", list(_hull_inputs()), ids=[c[0] for c in _hull_inputs()])
+def test_hull_jaccard_equals_shapely_on_all_points(name, points, released):
+    assert cgp.hull_jaccard(points, released) == cgp._hull_jaccard_all_points(points, released)
+    assert cgp.hull_jaccard(released, points) == cgp._hull_jaccard_all_points(released, points)
+
+
+def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
+    from shapely.geometry import MultiPoint
+
+    rng = np.random.default_rng(3)
+    points = rng.normal(0, 1000, (20000, 2))
+    kept = cgp._hull_candidates(points)
+    vertices = np.asarray(MultiPoint(points).convex_hull.exterior.coords)
+    assert {tuple(v) for v in vertices} <= {tuple(p) for p in kept}
+    assert len(kept) < 100  # a Gaussian cloud of 20000 has about 20 hull vertices
+    order = np.flatnonzero(np.isin(points[:, 0], kept[:, 0]))
+    np.testing.assert_array_equal(points[order], kept)  # input order kept
+
+
+def test_hull_jaccard_zero_area_still_an_error():
+    with pytest.raises(ValueError, match="zero area"):
+        cgp.hull_jaccard(np.zeros((30, 2)), np.ones((30, 2)))
+
+
+# --- max_clique_size: bitset branch and bound instead of networkx's -------------------------------
+
+def _overlap_graphs():
+    from dpnn import classification as c, data
+
+    rng = np.random.default_rng(9)
+    for name, sizes in (("digits", (50, 200, 400)), ("moons", (100, 400)), ("wine", (35,))):
+        points, _ = data.classification_dataset(name)
+        train, test = points[: int(0.8 * len(points))], points[int(0.8 * len(points)):]
+        radius = c.tuned_radius(train, test, 10)
+        for n in sizes:
+            chosen = test[rng.choice(len(test), min(n, len(test)), replace=False)]
+            for scale in (0.5, 1.0, 2.0):
+                yield f"{name} |X|={len(chosen)} r*{scale}", c.region_overlap_graph(chosen, np.full(len(chosen), scale * radius))
+
+
+def test_overlap_components_equal_the_networkx_path_on_the_notebook_graphs():
+    import networkx as nx
+
+    from dpnn import classification as c
+
+    for name, graph in _overlap_graphs():
+        expected = [(sorted(nodes), c._max_clique_size_networkx(graph.subgraph(nodes)))
+                    for nodes in nx.connected_components(graph)]
+        assert c.overlap_components(graph) == expected, name
+        assert c.max_clique_size(graph) == max(size for _, size in expected), name
+
+
+def test_max_clique_size_on_views_self_loops_and_odd_labels():
+    import networkx as nx
+
+    from dpnn import classification as c
+
+    graph = nx.Graph([("a", "b"), ("b", "c"), ("a", "c"), ("c", "d"), ("d", "d")])
+    assert c.max_clique_size(graph) == 3
+    assert c.max_clique_size(graph.subgraph(["c", "d"])) == 2
+    assert c.max_clique_size(nx.complete_graph(7)) == 7
+    assert c.max_clique_size(nx.empty_graph(5)) == 1
+    deep = nx.complete_graph(1500)
+    deep.remove_edge(0, 1)  # not complete: the search goes 1499 levels deep
+    assert c.max_clique_size(deep) == 1499
+
+
+# --- grid_mass in 2-D: all queries' disc-cell areas in one pass -----------------------------------
+
+@pytest.mark.parametrize("m", [1, 7, 64, 200])
+def test_disc_masses_equal_the_per_query_box_mass(m):
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(m)
+    density = np.maximum(rng.normal(1.0, 2.0, (m, m)), 0.0)
+    queries = np.concatenate([rng.random((100, 2)), [[0.0, 0.0], [1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]])
+    radii = np.concatenate([rng.uniform(0, 1.5, 100) ** 3, [1e-12, 2.0, 0.3, 1 / m]])
+    expected = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii), expected)
+    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii, cells=50), expected)  # many blocks
+
+
+def test_noninteractive_conversion_on_moons_unchanged():
+    from dpnn import classification as c, data
+
+    points, _ = data.classification_dataset("moons")
+    train, queries = points[:800], points[800:900]
+    grid = c.private_uniform_grid(train, 1.0, np.random.default_rng(1))
+    density, m = grid.densities(), grid.m
+    for gamma in (1e-3 * np.sqrt(2), 0.05):
+        for k in (1, 30, 200):
+            radii = c.convert_noninteractive(grid, queries, k, gamma, np.random.default_rng(2))
+            masses = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+            np.testing.assert_array_equal(c.grid_mass(grid, queries, radii), masses)
+            below = radii - gamma / 2
+            reference = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, below)])
+            np.testing.assert_array_equal(c.grid_mass(grid, queries, below), reference)
+
+
+# --- k-NN label counts: a partition and the tied records by rank instead of a full lexsort ---------
+
+@pytest.mark.parametrize("name", ["moons", "iris", "wine", "breast_cancer", "digits"])
+def test_knn_counts_equal_the_lexsort_path(name):
+    from dpnn import classification as c, data
+
+    points, labels = data.classification_dataset(name)
+    n_labels = int(labels.max() + 1)
+    train, queries = points[:-60], points[-60:]
+    for k in (1, 5, 30, len(train) - 1, len(train), len(train) + 5):
+        np.testing.assert_array_equal(c._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
+                                      c._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels))
+
+
+def test_knn_counts_break_many_ties_by_record_order():
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(5)
+    points = rng.integers(0, 4, (400, 2)).astype(float)  # 16 locations: ties everywhere, duplicates too
+    labels = rng.integers(0, 3, 400)
+    queries = np.concatenate([rng.integers(0, 4, (50, 2)).astype(float), rng.random((50, 2)) * 3])
+    for k in (1, 2, 7, 25, 26, 100, 399):
+        for chunk in (1 << 22, 900):
+            np.testing.assert_array_equal(c._knn_counts(points, labels, queries, k, 3, chunk=chunk),
+                                          c._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
+    assert c._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0
+
+
+# --- the one-call memo of exact counts -------------------------------------------------------------
+
+def test_remembered_counts_are_the_computed_ones_and_not_shared():
+    from dpnn import classification as c, data
+
+    points, labels = data.classification_dataset("wine")
+    queries, radii = points[:30], np.full(30, 0.4)
+    first = c._counts(points, labels, 3, queries, radii)
+    np.testing.assert_array_equal(first, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    first[:] = -1  # the caller's copy, not the memory
+    again = c._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
+    np.testing.assert_array_equal(again, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    moved = queries.copy()
+    moved[0, 0] = np.nextafter(moved[0, 0], 2.0)  # one ulp: a different call
+    assert c._same(moved, moved.copy()) and not c._same(moved, queries)
+    assert not c._same(np.array([0.0]), np.array([-0.0])) and not c._same(np.array([1]), np.array([1.0]))
+    np.testing.assert_array_equal(c._counts(points, labels, 3, moved, radii),
+                                  c._counts.__wrapped__(points, labels, 3, moved, radii))
+    np.testing.assert_array_equal(c._knn_counts(points, labels, queries, 5, 3, chunk=100),
+                                  c._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100))
+    components = c._batch_components(queries, radii)
+    components[0][0].append(999)
+    assert c._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))
