@@ -100,3 +100,24 @@ def test_tree_diagram_and_partition_use_the_same_node_labels():
     leaves = {str(i) for i in range(4)}
     assert diagram == inner | leaves and partition == inner | leaves
     plt.close("all")
+
+
+def test_pi_fraction_writes_angles_as_fractions_of_pi():
+    assert [plots.pi_fraction(f) for f in (1, 0.5, 0.125, 0.75, 1 / 3)] == ["π", "π/2", "π/8", "3π/4", "π/3"]
+    with pytest.raises(ValueError, match="fraction must be > 0"):
+        plots.pi_fraction(0)
+
+
+def test_recall_panel_data_splits_series_errors_and_references():
+    import pandas as pd
+
+    rows = []
+    for alpha in (0.5, 0.25):
+        for eps, recall, se in ((2.0, 0.3, 0.02), (1.0, 0.1, 0.01)):  # out of order on purpose
+            rows.append({"alpha/pi": alpha, "k": 16, "method": "SimRand", "epsilon": eps, "recall": recall + alpha, "se": se})
+        rows.append({"alpha/pi": alpha, "k": 16, "method": "SimHash, no noise", "epsilon": 1.0, "recall": 0.9, "se": 0.0})
+    panels, errors, references = plots.recall_panel_data(pd.DataFrame(rows), ["alpha/pi", "k"], 0.01, ["SimRand"])
+    assert list(panels) == ["α = π/4, k = 16", "α = π/2, k = 16"]  # sorted by the grouping columns
+    np.testing.assert_allclose(panels["α = π/2, k = 16"]["SimRand"], [0.6, 0.8])  # sorted by epsilon
+    np.testing.assert_allclose(errors["α = π/2, k = 16"]["SimRand"], [1.96 * 0.01, 1.96 * 0.02])
+    assert references["α = π/4, k = 16"] == {"SimHash, no noise": 0.9, "chance": 0.01}

@@ -415,6 +415,40 @@ def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel,
     return fig
 
 
+def pi_fraction(fraction) -> str:
+    """An angle given as a fraction of pi, written as one: 0.125 -> 'π/8', 0.75 -> '3π/4', 1 -> 'π'."""
+    from fractions import Fraction
+
+    f = Fraction(float(fraction)).limit_denominator(256)
+    if f <= 0:
+        raise ValueError(f"fraction must be > 0, got {fraction!r}")
+    return "π" if f == 1 else (f"π/{f.denominator}" if f.numerator == 1 else f"{f.numerator}π/{f.denominator}")
+
+
+def recall_panel_data(table, by, chance, private, *, z=1.96):
+    """The inputs of :func:`recall_panels` from a long recall table.
+
+    ``table`` has columns ``method``, ``epsilon``, ``recall``, ``se`` and the
+    columns ``by``; one panel per group of ``by`` (a column named ``alpha/pi`` is
+    titled as an angle, ``α = π/8``). The ``private`` methods become series over
+    epsilon with error bars of ``z`` standard errors; every other method (a
+    non-private ceiling, constant in epsilon) and ``chance`` become dashed
+    references. Returns ``(panels, errors, references)``.
+    """
+    panels, errors, references = {}, {}, {}
+    for key, group in table.groupby(list(by)):
+        key = key if isinstance(key, tuple) else (key,)
+        title = ", ".join(f"α = {pi_fraction(value)}" if name == "alpha/pi" else f"{name} = {value:g}"
+                          for name, value in zip(by, key))
+        mine = group[group["method"].isin(private)]
+        series = {m: g.sort_values("epsilon") for m, g in mine.groupby("method")}
+        panels[title] = {m: g["recall"].to_numpy() for m, g in series.items()}
+        errors[title] = {m: z * g["se"].to_numpy() for m, g in series.items()}
+        references[title] = {m: float(g["recall"].iloc[0]) for m, g in group[~group["method"].isin(private)].groupby("method")}
+        references[title]["chance"] = chance
+    return panels, errors, references
+
+
 def recall_panels(x, panels, *, xlabel, ylabel="recall@10", ncols=3, errors=None, logx=True,
                   panel_width=3.6, panel_height=2.9, references=None):
     """A grid of small accuracy plots: ``panels`` maps a panel title to {method: y over x}.
@@ -718,3 +752,4 @@ def error_bars_by_shape(table, *, group="epsilon", hue="variant", value="error",
     axes[0, 0].set_ylabel(ylabel)
     axes[0, -1].legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
     return fig
+__all__ += ["pi_fraction", "recall_panel_data"]
