@@ -180,3 +180,27 @@ def test_remembered_counts_are_the_computed_ones_and_not_shared():
     components = c._batch_components(queries, radii)
     components[0][0].append(999)
     assert c._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))
+
+
+@pytest.mark.parametrize("budget", [{"rho": 5e-8}, {"rho": 5e-4}, {"epsilon": 0.01}, {"epsilon": 1.0}])
+@pytest.mark.parametrize("split", [None, cgp.PCH_SCRIPTS_SPLIT])
+def test_pch_error_bound_in_arrays_equals_the_loop_over_k(budget, split):
+    # Remark 2's k: the array version of the bound against one pnn_bound / Basic bound per k, over
+    # radii from 1 m to 1000 km; the chosen k must be the same and the values equal up to rounding.
+    ks = np.arange(1, 1025)
+    for radius in np.geomspace(1.0, 1e6, 40):
+        for n in (1000, 20000):
+            fast = cgp.pch_error_bound(ks, n, radius, 0.1, split=split, **budget)
+            loop = cgp._pch_error_bound_loop(ks, n, radius, 0.1, split=split, **budget)
+            np.testing.assert_allclose(fast, loop, rtol=1e-13)
+            assert np.argmin(fast) == np.argmin(loop)
+            assert cgp.choose_anchor_count(n, radius, 0.1, split=split, k_range=(1, 1024), **budget) == ks[np.argmin(loop)]
+
+
+def test_nearest_distances_in_2d_equal_numpy_norm():
+    rng = np.random.default_rng(8)
+    points = rng.normal(0, 1e4, size=(5000, 2))
+    query = rng.normal(0, 1e4, size=2)
+    np.testing.assert_array_equal(cgp._nearest_distances(points, query), np.linalg.norm(points - query, axis=1))
+    points3 = rng.normal(size=(50, 3))
+    np.testing.assert_array_equal(cgp._nearest_distances(points3, points3[0]), np.linalg.norm(points3 - points3[0], axis=1))

@@ -126,3 +126,29 @@ def test_privbayes_answers_on_empty_and_tiny_data(size):
     # an explicit public output size is honoured whatever |D| is
     fixed, fixed_labels = privbayes.privbayes_synthetic(points, labels, 2, 1.0, np.random.default_rng(7), n_samples=5)
     assert fixed.shape == (5, 2) and fixed_labels.shape == (5,)
+
+
+def test_each_mutual_information_once_gives_the_same_synthetic_data(monkeypatch):
+    # The remembered mutual information (one computation per child and ordered parents) against
+    # DataSynthesizer's own recomputation at every step: the same network, noise and data, bit for bit.
+    rng = np.random.default_rng(11)
+    points = rng.random((200, 5))
+    labels = (points[:, 0] + points[:, 1] > 1).astype(int)
+    fast = privbayes.privbayes_synthetic(points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5)
+    monkeypatch.setattr(privbayes, "_remembered", lambda function: function)
+    plain = privbayes.privbayes_synthetic(points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5)
+    np.testing.assert_array_equal(fast[0], plain[0])
+    np.testing.assert_array_equal(fast[1], plain[1])
+
+
+def test_remembered_computes_once_per_child_and_ordered_parents():
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": list("xyxy"), "b": list("xxyy"), "c": list("xyyx")})
+    calls = []
+    remembered = privbayes._remembered(lambda x, y: calls.append((x.name, tuple(y.columns))) or len(calls))
+    assert remembered(frame["a"], frame[["b", "c"]]) == 1
+    assert remembered(frame["a"], frame[["b", "c"]]) == 1      # read back, not recomputed
+    assert remembered(frame["a"], frame[["c", "b"]]) == 2      # another order is another float
+    assert remembered(frame["b"], frame[["c"]]) == 3
+    assert calls == [("a", ("b", "c")), ("a", ("c", "b")), ("b", ("c",))]

@@ -315,7 +315,12 @@ def pnn_bound(m, epsilon, beta) -> float:
 
 
 def _nearest_distances(points, query):
-    return np.linalg.norm(points - query, axis=1)
+    """||x_i - query|| for every row; in 2-D as sqrt(dx^2 + dy^2) on the columns, the same floats as
+    ``np.linalg.norm(points - query, axis=1)`` (which adds the two squares in the same order), faster."""
+    if points.shape[1] != 2:
+        return np.linalg.norm(points - query, axis=1)
+    dx, dy = points[:, 0] - query[0], points[:, 1] - query[1]
+    return np.sqrt(dx * dx + dy * dy)
 
 
 def k_pnn(points, query, k, rng, *, epsilon=None, rho=None, gamma0=0.0, gamma0_per_epsilon=0.0):
@@ -467,16 +472,42 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
     ks = np.atleast_1d(np.asarray(k))
     if ks.dtype.kind not in "iu" or np.any(ks < 1):
         raise ValueError("k must contain only integers >= 1")
+    out = _pch_error_bounds(kind, budget, n, radius, beta, ks.astype(float), split)
+    return float(out[0]) if np.ndim(k) == 0 else out
+
+
+def _pch_error_bounds(kind, budget, n, radius, beta, ks, split=None):
+    """:func:`pch_error_bound` for a float array ``ks`` of checked k, in array arithmetic (no validation).
+
+    The same terms as :func:`_pch_error_bound_loop` (the reference, one k at a time with
+    :func:`pnn_bound` and the Basic bounds), equal to it up to rounding.
+    """
+    selection, release, setup = _pch_split(kind, budget, split)
+    rest = selection - setup
+    step = rest / ks if kind == "GP" else np.sqrt(2 * rest / ks)  # each PNN call's epsilon
+    third = beta / (4 * ks) / 3  # pnn_bound at failure beta / (4k), split in three
+    log_third = np.log(1 / third)
+    select = (np.sqrt(2 * log_third) + log_third) / (step / 3) + (6 / step) * np.log(4 * n / third**2)
+    if kind == "GP":  # gp_basic_bound(k, release, beta / 4)
+        log_noise = np.log(1 / (beta / 4 / ks))
+        noise = (np.sqrt(2 * log_noise) + log_noise) / (release / ks)
+    else:  # cgp_basic_bound(k, release, beta / 4)
+        noise = np.sqrt(ks * np.log(ks / (beta / 4)) / release)
+    return select + 2 * math.pi * radius / ks + noise
+
+
+def _pch_error_bound_loop(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
+    """:func:`pch_error_bound` one k at a time (the reference of the array version in the tests)."""
+    kind, budget = _budget(epsilon, rho)
     selection, release, setup = _pch_split(kind, budget, split)
     out = []
-    for kk in ks:
+    for kk in np.atleast_1d(np.asarray(k)):
         kk = int(kk)
         select = pnn_bound(n, _pnn_epsilon(kind, selection, setup, kk), beta / (4 * kk))
         noise = (gp_basic_bound(kk, release, beta / 4) if kind == "GP"
                  else cgp_basic_bound(kk, release, beta / 4))
         out.append(select + 2 * math.pi * radius / kk + noise)
-    out = np.array(out)
-    return float(out[0]) if np.ndim(k) == 0 else out
+    return np.array(out)
 
 
 def choose_anchor_count(n, radius, beta, *, epsilon=None, rho=None, k_range=(16, 128), k_max=1024,

@@ -21,6 +21,10 @@ maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) impleme
 * **serial.** It builds the network with a ``multiprocessing.Pool`` per added attribute; on a
   shared two-core machine that costs more than it saves, so during the call its ``Pool`` is
   replaced by a serial map that returns the same list (the work is deterministic).
+* **each mutual information once.** Its greedy search recomputes the mutual information of every
+  (child, parents) candidate at every step, although the data do not change within a call; during
+  the call each value is computed once and then read back (:func:`_remembered`), the same float,
+  so the network, the noise and the synthetic data are unchanged (5 times faster with 30 attributes).
 
 Privacy accounting of DataSynthesizer's correlated mode at ``epsilon``: epsilon/2 for the
 network (exponential mechanism, PrivBayes Lemma 1 sensitivities), epsilon/2 for the noisy
@@ -67,6 +71,24 @@ class _SerialPool:
 
     def map(self, function, iterable):
         return [function(item) for item in iterable]
+
+
+def _remembered(mutual_information):
+    """``mutual_information(child_column, parents_frame)`` computed once per (child, ordered parents) and remembered.
+
+    For one call of :func:`privbayes_synthetic` only, where every column comes from the same
+    encoded dataset: the key is the column names (the parents' order kept, since a different
+    order gives a different float). The values are the ones DataSynthesizer computes.
+    """
+    memory = {}
+
+    def remembered(labels_x, labels_y):
+        key = (labels_x.name, tuple(labels_y.columns))
+        if key not in memory:
+            memory[key] = mutual_information(labels_x, labels_y)
+        return memory[key]
+
+    return remembered
 
 
 def _public_marginals(sizes):
@@ -160,9 +182,11 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
     frame["label"] = [_label_name(int(v)) for v in labels]
     seed = int(rng.integers(2**32 - 1))
     numpy_state, python_state = np.random.get_state(), random.getstate()
-    saved = privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes
+    saved = (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
+             privbayes_module.mutual_information)
     try:
         privbayes_module.Pool = _SerialPool
+        privbayes_module.mutual_information = _remembered(privbayes_module.mutual_information)
         privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(
             {**{name: int(bins) for name in features}, "label": int(n_labels)})
         with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()), \
@@ -189,7 +213,8 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
             synthesizer.generate_dataset_in_correlated_attribute_mode(int(n_samples), description, seed=seed)
             synthetic = synthesizer.synthetic_dataset
     finally:
-        privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes = saved
+        (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
+         privbayes_module.mutual_information) = saved
         np.random.set_state(numpy_state)
         random.setstate(python_state)
     label_of = {_label_name(v): v for v in range(n_labels)}
