@@ -36,7 +36,8 @@ from dpnn.baselines import geo_nn
 from dpnn.traversal import dptt, parse_variant
 from dpnn.trees import build_tree
 
-__all__ = ["grid", "evaluate", "run_grid", "geo_plan", "geo_sweep", "at_level", "default_cache_dir"]
+__all__ = ["grid", "evaluate", "run_grid", "run_cases", "code_version", "geo_plan", "geo_sweep", "at_level",
+           "default_cache_dir"]
 
 DEFAULTS = {"dataset": "uniform", "n": 100_000, "d": 1, "utility": "dis", "variant": "basic",
             "epsilon": 1.0, "sensitivity": 1e9, "n_queries": 1000}
@@ -178,6 +179,60 @@ def default_cache_dir():
     return Path(__file__).resolve().parents[2] / "build" / "cache"
 
 
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """A digest of every source file of the ``dpnn`` package.
+
+    Part of every on-disk cache key (:func:`run_grid`, :func:`run_cases`): joblib's cache
+    notices a change of the cached function's own code, not of the code it calls, so without
+    this a result computed by older library code could be read back after an edit.
+    """
+    import hashlib
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        digest.update(path.relative_to(package).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _versioned(function, version, *args):
+    """``function(*args)``; ``version`` (:func:`code_version`) only enters the cache key."""
+    return function(*args)
+
+
+def _evaluate_versioned(point, seed, delta_exponent, version):
+    """:func:`evaluate`; ``version`` (:func:`code_version`) only enters the cache key."""
+    return evaluate(point, seed, delta_exponent)
+
+
+def run_cases(function, cases, *, n_jobs: int = 1, cache_dir=None, desc: str = "cases") -> list:
+    """``[function(*case) for case in cases]``, over ``n_jobs`` processes (joblib), in the order of ``cases``.
+
+    For the experiment loops of notebooks 09-12: each case carries its own seed, so the
+    results do not depend on ``n_jobs``. With ``cache_dir`` every case's result is kept on
+    disk, keyed by ``function``, the case and :func:`code_version`: an interrupted run
+    resumes with the cases it finished, and no result of older code is ever read back.
+    ``function`` must be a module-level function (the workers import it by name).
+    Under the runner a progress bar is shown (:mod:`dpnn.progress`).
+    """
+    from joblib import Memory, Parallel, delayed
+
+    from dpnn.progress import progress
+
+    cases = list(cases)
+    if cache_dir is not None:
+        cached = Memory(str(cache_dir), verbose=0).cache(_versioned)
+        version = code_version()
+        calls = (delayed(cached)(function, version, *case) for case in cases)
+    else:
+        calls = (delayed(function)(*case) for case in cases)
+    return Parallel(n_jobs=positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1)(
+        progress(calls, total=len(cases), desc=desc))
+
+
 def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True,
              delta_exponent: float = 1.0, backend: str | None = None, scheduler=None) -> pd.DataFrame:
     """Evaluate every grid point in parallel with a progress bar; cached on disk if ``cache_dir``.
@@ -206,14 +261,24 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
         backend = "dask" if os.environ.get("DPNN_DASK_SCHEDULER") else "joblib"
     if backend not in ("joblib", "dask"):
         raise ValueError(f"backend must be 'joblib' or 'dask', got {backend!r}")
-    function = Memory(str(cache_dir), verbose=0).cache(evaluate) if cache_dir else evaluate
+    if cache_dir:
+        cached = Memory(str(cache_dir), verbose=0).cache(_evaluate_versioned)
+        version = code_version()
+
+        def function(point, seed, delta_exponent):
+            return cached(point, seed, delta_exponent, version)
+    else:
+        function = evaluate
     if backend == "dask":
         return pd.DataFrame(_run_on_dask(function, points, seed, delta_exponent, scheduler, progress))
-    iterator = points
     if progress:  # tqdm.auto warns at import in a kernel without ipywidgets; import it only for a bar
         from tqdm.auto import tqdm
 
         iterator = tqdm(points, desc="grid points")
+    else:  # no bar in the notebook; under the runner, one on the terminal (dpnn.progress)
+        from dpnn.progress import progress as runner_progress
+
+        iterator = runner_progress(points, total=len(points), desc="grid points")
     rows = Parallel(n_jobs=n_jobs)(delayed(function)(p, seed, delta_exponent) for p in iterator)
     return pd.DataFrame(rows)
 

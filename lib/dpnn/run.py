@@ -11,6 +11,8 @@ run, and to ``build/<profile>/figures/`` from any other run; ``$DPNN_FIGURES_DIR
 if set, wins. ``--store`` (default profile only) writes the executed notebooks back
 to ``notebooks/`` as their stored outputs.
 
+While a notebook runs, the bar shows its long loops' progress (:mod:`dpnn.progress`).
+
 Nothing is half-written: each notebook runs into a temporary file and its figures
 into a staging folder; only when it succeeds are both moved into place, so a failed
 or interrupted run keeps the last good copies.
@@ -19,10 +21,13 @@ or interrupted run keeps the last good copies.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import re
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -239,8 +244,36 @@ def _replace_figures(staging: Path, destination: Path) -> list[Path]:
     return moved
 
 
+@contextlib.contextmanager
+def _following(bar, name: str, path: Path):
+    """Show the latest line the notebook's :func:`dpnn.progress.progress` bars write to ``path`` on ``bar``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("")
+    stop = threading.Event()
+
+    def poll():
+        while not stop.wait(1.0):
+            try:
+                tail = path.read_text(errors="replace")[-2000:]
+            except OSError:
+                continue
+            lines = [line.strip() for line in re.split(r"[\r\n]", tail) if line.strip()]
+            if lines:
+                bar.set_postfix_str(f"{name} | {lines[-1]}")
+
+    thread = threading.Thread(target=poll, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        path.unlink(missing_ok=True)
+        bar.set_postfix_str(name)
+
+
 def _execute(source: Path, target: Path, parameters: dict, figures: Path, staging_root: Path,
-             inline_figures: bool = True) -> None:
+             inline_figures: bool = True, progress_file: Path | None = None) -> None:
     """Run ``source`` into ``target`` and its figures into ``figures``, both only on success.
 
     ``inline_figures=False`` (the ``ci`` smoke profile) gives the kernel matplotlib's Agg
@@ -251,8 +284,11 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     partial = target.with_name(f".{target.stem}.partial.ipynb")
-    previous = {key: os.environ.get(key) for key in ("DPNN_FIGURES_DIR", "MPLBACKEND", "DPNN_DRAFT_FIGURES")}
+    previous = {key: os.environ.get(key)
+                for key in ("DPNN_FIGURES_DIR", "MPLBACKEND", "DPNN_DRAFT_FIGURES", "DPNN_PROGRESS_FILE")}
     os.environ["DPNN_FIGURES_DIR"] = str(staging)  # the kernel inherits it
+    if progress_file is not None:
+        os.environ["DPNN_PROGRESS_FILE"] = str(progress_file)
     if not inline_figures:
         os.environ["MPLBACKEND"] = "agg"
         os.environ["DPNN_DRAFT_FIGURES"] = "1"
@@ -315,8 +351,9 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         target = output_dir / f"{name}.ipynb"
         started = time.perf_counter()
         try:
-            _execute(available[name], target, plans[name], figures, staging_root,
-                     inline_figures=profile != "ci")
+            with _following(bar, name, staging_root / "progress.txt"):
+                _execute(available[name], target, plans[name], figures, staging_root,
+                         inline_figures=profile != "ci", progress_file=staging_root / "progress.txt")
         except PapermillExecutionError as error:
             raise RunError(
                 f"notebook {name}.ipynb failed in cell {error.cell_index} "

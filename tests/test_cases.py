@@ -1,0 +1,75 @@
+"""Tests of the parallel, cached, resumable experiment loops (dpnn.experiments.run_cases) and of dpnn.progress.
+
+The promises: the tables of notebook 11's experiments do not depend on the number of
+processes; a cached case is read back instead of recomputed, unless the library's code
+changed; a progress bar is written only where the runner asks for one.
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpnn import cgp, experiments, progress
+
+
+@pytest.fixture(scope="module")
+def paths():
+    return cgp.taxi_trajectories(3, np.random.default_rng(0), min_length=300, max_length=400)
+
+
+@pytest.mark.parametrize("experiment, settings", [
+    (cgp.identity_experiment, [(5e-4, 200), (5e-6, 100)]),
+    (cgp.knn_experiment, [(5e-4, 2, 200), (5e-6, 4, 100)]),
+    (cgp.hull_experiment, [(5e-4, 200)]),
+])
+def test_cgp_experiments_are_the_same_for_any_number_of_processes(paths, experiment, settings):
+    one = experiment(paths, settings, 2, np.random.default_rng(9), n_jobs=1)
+    two = experiment(paths, settings, 2, np.random.default_rng(9), n_jobs=2)
+    pd.testing.assert_frame_equal(one, two)
+    other = experiment(paths, settings, 2, np.random.default_rng(10), n_jobs=1)
+    assert not one.equals(other)  # the seed matters
+
+
+def _logged_square(value, log):
+    """value ** 2, appending a line to ``log`` each time it is computed (a module-level case function)."""
+    with open(log, "a") as handle:
+        handle.write(f"{value}\n")
+    return value**2
+
+
+def test_run_cases_reads_finished_cases_back_and_recomputes_after_a_code_change(tmp_path, monkeypatch):
+    log = tmp_path / "computed.txt"
+    cache = tmp_path / "cache"
+    assert experiments.run_cases(_logged_square, [(2, log), (3, log)], cache_dir=cache) == [4, 9]
+    # an interrupted run repeated with one more case: only the new case is computed
+    assert experiments.run_cases(_logged_square, [(2, log), (3, log), (4, log)], cache_dir=cache) == [4, 9, 16]
+    assert log.read_text().split() == ["2", "3", "4"]
+    # other library code: nothing computed before is read back
+    monkeypatch.setattr(experiments, "code_version", lambda: "another version")
+    assert experiments.run_cases(_logged_square, [(2, log)], cache_dir=cache) == [4]
+    assert log.read_text().split() == ["2", "3", "4", "2"]
+
+
+def test_code_version_is_a_digest_of_the_package_sources():
+    version = experiments.code_version()
+    assert len(version) == 16 and int(version, 16) >= 0
+    assert experiments.code_version() == version
+
+
+def test_run_cases_rejects_a_bad_number_of_processes():
+    with pytest.raises(ValueError, match="n_jobs"):
+        experiments.run_cases(_logged_square, [], n_jobs=0)
+
+
+def test_progress_writes_a_bar_only_where_the_runner_asks(tmp_path, monkeypatch):
+    items = [1, 2, 3]
+    monkeypatch.delenv(progress.PROGRESS_FILE, raising=False)
+    assert progress.progress(items, total=3, desc="x") is items  # no bar, nothing printed
+    bar_file = tmp_path / "progress.txt"
+    monkeypatch.setenv(progress.PROGRESS_FILE, str(bar_file))
+    assert list(progress.progress(items, total=3, desc="sweep")) == items
+    text = bar_file.read_text()
+    assert "sweep" in text and "3/3" in text
+    assert os.environ[progress.PROGRESS_FILE] == str(bar_file)
