@@ -152,3 +152,22 @@ def test_remembered_computes_once_per_child_and_ordered_parents():
     assert remembered(frame["a"], frame[["c", "b"]]) == 2      # another order is another float
     assert remembered(frame["b"], frame[["c"]]) == 3
     assert calls == [("a", ("b", "c")), ("a", ("c", "b")), ("b", ("c",))]
+
+
+def test_copies_in_parallel_are_the_sequential_copies():
+    # privbayes_copies draws the seeds in the order of the sequential calls and fits in two processes.
+    rng_points = np.random.default_rng(12)
+    points = rng_points.random((150, 3))
+    labels = (points[:, 0] > 0.5).astype(int)
+    sequential_rng, parallel_rng = np.random.default_rng(21), np.random.default_rng(21)
+    sequential = [privbayes.privbayes_synthetic(points, labels, 2, e, sequential_rng, degree=1, bins=4)
+                  for e in (0.5, 2.0, 8.0)]
+    parallel = privbayes.privbayes_copies(points, labels, 2, (0.5, 2.0, 8.0), parallel_rng, degree=1, bins=4,
+                                          n_jobs=2)
+    for (a_points, a_labels), (b_points, b_labels) in zip(sequential, parallel):
+        np.testing.assert_array_equal(a_points, b_points)
+        np.testing.assert_array_equal(a_labels, b_labels)
+    assert sequential_rng.random() == parallel_rng.random()  # the caller's stream continues at the same place
+    # empty data: the data-free answer, drawn from rng as privbayes_synthetic draws it
+    empty = privbayes.privbayes_copies(np.zeros((0, 3)), np.zeros(0, dtype=int), 2, (1.0,), np.random.default_rng(3))
+    assert empty[0][0].shape == (0, 3)

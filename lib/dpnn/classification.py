@@ -1009,7 +1009,7 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
     deployment would fix r in advance or pay for choosing it.
 
     ``privbayes``: None (default) or a dict of options for
-    :func:`dpnn.privbayes.privbayes_synthetic`; then each fold also gets an
+    :func:`dpnn.privbayes.privbayes_copies` (``degree``, ``bins``, ``n_jobs``, ...); then each fold also gets an
     epsilon-DP PrivBayes copy of its training data per epsilon, and the
     method "PrivBayes" is the non-private r-N classifier on that copy (the
     paper's comparator, Figs. 7-9; features must lie in [0, 1]).
@@ -1050,9 +1050,12 @@ def _privbayes_copies(points, labels, n_labels, epsilons, rng, options):
     """{epsilon: PrivBayes synthetic (points, labels)} for each budget, or {} when ``options`` is None."""
     if options is None:
         return {}
-    from .privbayes import privbayes_synthetic
+    from .privbayes import privbayes_copies
 
-    return {epsilon: privbayes_synthetic(points, labels, n_labels, epsilon, rng, **options) for epsilon in epsilons}
+    options = dict(options)
+    n_jobs = options.pop("n_jobs", 1)
+    copies = privbayes_copies(points, labels, n_labels, epsilons, rng, n_jobs=n_jobs, **options)
+    return dict(zip(epsilons, copies))
 
 
 def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, n_candidates=10, gamma=None):

@@ -54,7 +54,7 @@ import numpy as np
 
 from ._validation import generator
 
-__all__ = ["privbayes_synthetic"]
+__all__ = ["privbayes_synthetic", "privbayes_copies"]
 
 
 class _SerialPool:
@@ -140,12 +140,40 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
 
     Returns ``(synthetic_points, synthetic_labels)``. Features are drawn uniformly inside their bin.
     """
-    from DataSynthesizer.DataDescriber import DataDescriber
-    from DataSynthesizer.DataGenerator import DataGenerator
-    from DataSynthesizer.lib import PrivBayes as privbayes_module
-    import pandas as pd
-
     rng = generator(rng)
+    points, labels, low, high, n_samples = _checked(points, labels, n_labels, epsilon, bounds, degree, bins,
+                                                    n_samples)
+    if n_samples == 0 or len(labels) < 2:  # DataSynthesizer needs records; a private size answers anyway
+        synthetic = rng.uniform(low, high, size=(n_samples, points.shape[1]))
+        return synthetic, rng.integers(n_labels, size=n_samples)
+    seed = int(rng.integers(2**32 - 1))
+    return _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins, n_samples)
+
+
+def privbayes_copies(points, labels, n_labels, epsilons, rng, *, bounds=(0.0, 1.0), degree=2, bins=20,
+                     n_samples=None, n_jobs=1):
+    """``[privbayes_synthetic(points, labels, n_labels, e, rng, ...) for e in epsilons]``, over ``n_jobs`` processes.
+
+    The same copies as the sequential calls, bit for bit: each call's only draw from ``rng``
+    is DataSynthesizer's seed, so the seeds are drawn here in the same order, and the fits,
+    which depend on nothing else, run in parallel (joblib). Each copy is epsilon-DP as in
+    :func:`privbayes_synthetic`.
+    """
+    rng = generator(rng)
+    options = {"bounds": bounds, "degree": degree, "bins": bins, "n_samples": n_samples}
+    checked = [_checked(points, labels, n_labels, e, **options) for e in epsilons]
+    if not checked or checked[0][4] == 0 or len(checked[0][1]) < 2:  # the data-free answer, drawn from rng
+        return [privbayes_synthetic(points, labels, n_labels, e, rng, **options) for e in epsilons]
+    from joblib import Parallel, delayed
+
+    seeds = [int(rng.integers(2**32 - 1)) for _ in checked]
+    return Parallel(n_jobs=n_jobs)(
+        delayed(_synthesize)(data, classes, n_labels, e, seed, low, high, degree, bins, size)
+        for e, seed, (data, classes, low, high, size) in zip(epsilons, seeds, checked))
+
+
+def _checked(points, labels, n_labels, epsilon, bounds, degree, bins, n_samples):
+    """The checked inputs of :func:`privbayes_synthetic`: (points, labels, low, high, n_samples)."""
     points = np.asarray(points, dtype=float)
     labels = np.asarray(labels)
     if points.ndim != 2 or points.shape[1] < 1:
@@ -173,14 +201,19 @@ def privbayes_synthetic(points, labels, n_labels, epsilon, rng, *, bounds=(0.0, 
         n_samples = len(labels)  # released, as PrivBayes releases its output size (see the module docstring)
     if not isinstance(n_samples, (int, np.integer)) or n_samples < 0:
         raise ValueError(f"n_samples must be an integer >= 0, got {n_samples!r}")
-    if n_samples == 0 or len(labels) < 2:  # DataSynthesizer needs records; a private size answers anyway
-        synthetic = rng.uniform(low, high, size=(n_samples, dimension))
-        return synthetic, rng.integers(n_labels, size=n_samples)
+    return points, labels, low, high, n_samples
 
-    features = [f"x{i}" for i in range(dimension)]
+
+def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins, n_samples):
+    """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed`` (see :func:`privbayes_synthetic`)."""
+    from DataSynthesizer.DataDescriber import DataDescriber
+    from DataSynthesizer.DataGenerator import DataGenerator
+    from DataSynthesizer.lib import PrivBayes as privbayes_module
+    import pandas as pd
+
+    features = [f"x{i}" for i in range(points.shape[1])]
     frame = pd.DataFrame(points, columns=features)
     frame["label"] = [_label_name(int(v)) for v in labels]
-    seed = int(rng.integers(2**32 - 1))
     numpy_state, python_state = np.random.get_state(), random.getstate()
     saved = (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
              privbayes_module.mutual_information)
