@@ -8,6 +8,12 @@ here on the same inputs in the same run, together with one whole PCH release and
 k-PNN at k = 4 and k = 256, which issue 22 left unchanged: their time is the Laplace
 draws of the sparse vector technique (one per candidate and pass), which fix the random
 stream and so the notebook's printed results.
+
+Second round of issue 22: Remark 2's choice of k (``choose_anchor_count``, called by every
+PCH release) evaluated the bound one k at a time for k = 1..1024 (kept as
+``_pch_error_bound_loop``); it is now one array expression, the same k. And the experiment
+cases (setting x trajectory) run over both cores (``n_jobs``), timed here on one
+Fig. 5 setting with 4 trajectories and 2 repetitions.
 """
 
 from __future__ import annotations
@@ -37,6 +43,17 @@ def main() -> dict:
     query = cgp.query_points([path], 1, rng)[0]
     for k in (4, 256):
         results[f"k-PNN n=20000 k={k} rho=5e-4, unchanged (s)"] = best_time(lambda: cgp.k_pnn(x, query, k, rng, rho=5e-4), 3)
+    ks = np.arange(1, 1025)
+    before = best_time(lambda: int(np.clip(ks[np.argmin(cgp._pch_error_bound_loop(ks, 20000, 5000.0, 0.1, rho=5e-4))],
+                                           16, 128)), 5)
+    after = best_time(lambda: cgp.choose_anchor_count(20000, 5000.0, 0.1, rho=5e-4), 5)
+    results |= {"choose_anchor_count k<=1024: one k at a time (s)": before,
+                "choose_anchor_count k<=1024: arrays (s)": after,
+                "choose_anchor_count: speed-up": before / after}
+    paths = cgp.taxi_trajectories(4, np.random.default_rng(1), min_length=20000, max_length=30000)
+    for n_jobs in (1, 2):
+        results[f"hull_experiment 4 trajectories x 2 runs, n_jobs={n_jobs} (s)"] = best_time(
+            lambda: cgp.hull_experiment(paths, [(5e-4, 20000)], 2, np.random.default_rng(2), n_jobs=n_jobs), 1)
     results["Laplace draws of one SVT pass over 20000 (s)"] = best_time(lambda: rng.laplace(0.0, 1.0, 20000), 20)
     return report("liang_yi", results)
 

@@ -114,6 +114,17 @@ def test_a_dis_step_is_epsilon_squared_over_8_zcdp(epsilon):
             assert divergence <= a * epsilon**2 / 8 * (1 + mpmath.mpf(10) ** -40)
 
 
+def test_the_ledger_charges_an_exponential_step_epsilon_squared_over_8():
+    # The Accountant's "zcdp" uses the bound checked above (epsilon^2/8 per exponential step, not the
+    # pure-DP epsilon^2/2): 17 DIS steps at epsilon = 1 compose to rho = 17/8, converted by the tight
+    # conversion (itself checked against dp_accounting above): 11.13, against 17.8 at 17/2 (then basic's 17).
+    ledger = acc.Accountant().spend("exponential", 1.0, 17)
+    assert ledger.epsilon(1e-5, "zcdp") == pytest.approx(acc.dp_from_zcdp(17 / 8, 1e-5), rel=1e-12)
+    assert ledger.epsilon(1e-5, "zcdp") == pytest.approx(11.1297, abs=1e-4)
+    pure = acc.Accountant().spend("pure", 1.0, 17)
+    assert pure.epsilon(1e-5, "zcdp") == pytest.approx(min(17.0, acc.dp_from_zcdp(17 / 2, 1e-5)), rel=1e-12)
+
+
 def kov_delta_independent(epsilon0, k, epsilon):
     """KOV's exact delta, written with scipy's binomial pmf."""
     p = math.exp(epsilon0) / (1 + math.exp(epsilon0))

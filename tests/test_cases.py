@@ -73,3 +73,47 @@ def test_progress_writes_a_bar_only_where_the_runner_asks(tmp_path, monkeypatch)
     text = bar_file.read_text()
     assert "sweep" in text and "3/3" in text
     assert os.environ[progress.PROGRESS_FILE] == str(bar_file)
+
+
+def _noisy_sum(values, rng, scale=1.0):
+    """sum(values) + N(0, scale): a study that draws from the caller's generator."""
+    return float(np.sum(values) + rng.normal(0, scale))
+
+
+def test_resumable_call_returns_the_same_result_and_leaves_the_generator_where_the_call_would(tmp_path):
+    plain_rng, first_rng, second_rng = (np.random.default_rng(5) for _ in range(3))
+    expected = [_noisy_sum([1, 2], plain_rng), _noisy_sum([3], plain_rng, scale=2.0), plain_rng.random()]
+    study = experiments.resumable(_noisy_sum, tmp_path)
+    computed = [study([1, 2], first_rng), study([3], first_rng, scale=2.0), first_rng.random()]
+    assert computed == expected
+    files = sorted((tmp_path / "resumable").glob("*.pkl"))
+    assert len(files) == 2
+    # a second run reads both calls back (the files are not rewritten) and ends in the same state
+    stamps = [f.stat().st_mtime_ns for f in files]
+    replayed = [study([1, 2], second_rng), study([3], second_rng, scale=2.0), second_rng.random()]
+    assert replayed == expected and [f.stat().st_mtime_ns for f in files] == stamps
+    # other arguments or another generator state: computed afresh
+    assert study([1, 2], np.random.default_rng(6)) != expected[0]
+    assert len(list((tmp_path / "resumable").glob("*.pkl"))) == 3
+    assert experiments.resumable(_noisy_sum, None) is _noisy_sum
+    with pytest.raises(ValueError, match="exactly one numpy Generator"):
+        study([1], 5)
+
+
+def test_classification_studies_are_the_same_for_any_number_of_processes():
+    from dpnn import classification as cls
+
+    rng = np.random.default_rng(3)
+    points = rng.random((120, 2))
+    labels = (points[:, 0] + 0.1 * rng.standard_normal(120) > 0.5).astype(int)
+    calls = [
+        lambda g, n: cls.rn_study(points, labels, 2, [1.0], [10], 3, 2, g, n_jobs=n),
+        lambda g, n: cls.conversion_study(points, [1.0], 5, 10, 3, 1, g, n_jobs=n),
+        lambda g, n: cls.knn_study(points, labels, 2, [1.0], [3], 10, 3, 1, g, n_jobs=n),
+        lambda g, n: cls.other_classifiers_study(points, labels, 2, [1.0], 3, 10, 3, 1, g, n_jobs=n),
+    ]
+    for call in calls:
+        one = call(np.random.default_rng(8), 1)
+        two = call(np.random.default_rng(8), 2)
+        pd.testing.assert_frame_equal(one, two)
+        assert sorted(one.fold.unique()) == [0, 1, 2]

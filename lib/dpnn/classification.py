@@ -994,14 +994,33 @@ def _sample(test, n_test, rng):
     return rng.choice(test, size=min(n_test, test.size), replace=False)
 
 
+def _over_folds(fold_rows, n_points, n_folds, rng, n_jobs, desc, *arguments):
+    """The rows of ``fold_rows(fold, train, test, seed, *arguments)`` over the folds of a seeded split.
+
+    One draw of ``rng`` splits the data (:func:`cv_splits`) and one more gives a root; fold f
+    draws from ``default_rng([root, f])``. The folds run over ``n_jobs`` processes
+    (:func:`dpnn.experiments.run_cases`), and the table is the same for any ``n_jobs``.
+    """
+    import pandas as pd
+
+    from dpnn.experiments import run_cases
+
+    rng = generator(rng)
+    splits = cv_splits(n_points, n_folds, rng)
+    root = int(rng.integers(2**63))
+    cases = [(fold, train, test, [root, fold], *arguments) for fold, (train, test) in enumerate(splits)]
+    return pd.DataFrame([row for rows in run_cases(fold_rows, cases, n_jobs=n_jobs, desc=desc) for row in rows])
+
+
 def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, rng, *, neighbours=10,
-             privbayes=None):
+             privbayes=None, n_jobs=1):
     """Fig. 7-9 analogue: accuracy of non-private, baseline and proposed r-N against |X|.
 
     One row per (fold, repeat, |X|, epsilon, method) with the accuracy and,
     for the proposed classifier, the mean MCS of the instances' components and
     the density of the region overlap graph (edges / pairs). Test counts
-    larger than a fold are skipped.
+    larger than a fold are skipped. Each fold has its own seed and the folds run
+    over ``n_jobs`` processes (:func:`_over_folds`): the table does not depend on ``n_jobs``.
 
     The radius is tuned on each fold **non-privately**, as in the paper
     (§5.1): :func:`tuned_radius` reads the training and test points. The
@@ -1009,41 +1028,45 @@ def rn_study(points, labels, n_labels, epsilons, test_counts, n_folds, repeats, 
     deployment would fix r in advance or pay for choosing it.
 
     ``privbayes``: None (default) or a dict of options for
-    :func:`dpnn.privbayes.privbayes_copies` (``degree``, ``bins``, ``n_jobs``, ...); then each fold also gets an
+    :func:`dpnn.privbayes.privbayes_copies` (``degree``, ``bins``, ...); then each fold also gets an
     epsilon-DP PrivBayes copy of its training data per epsilon, and the
     method "PrivBayes" is the non-private r-N classifier on that copy (the
     paper's comparator, Figs. 7-9; features must lie in [0, 1]).
     """
-    import pandas as pd
+    return _over_folds(_rn_fold, len(labels), n_folds, rng, n_jobs, "r-N study (Figs. 7-9), folds",
+                       points, labels, n_labels, epsilons, test_counts, repeats, neighbours, privbayes)
 
-    rng = generator(rng)
+
+def _rn_fold(fold, train, test, seed, points, labels, n_labels, epsilons, test_counts, repeats, neighbours,
+             privbayes):
+    """The rows of one fold of :func:`rn_study`."""
+    rng = np.random.default_rng(seed)
     rows = []
-    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
-        radius = tuned_radius(points[train], points[test], neighbours)
-        synthetic = _privbayes_copies(points[train], labels[train], n_labels, epsilons, rng, privbayes)
-        for n_test in (n for n in test_counts if n <= test.size):
-            for repeat in range(repeats):
-                chosen = _sample(test, n_test, rng)
-                args = (points[train], labels[train], points[chosen], radius)
-                truth = labels[chosen]
-                counts = label_counts(*args, n_labels)
-                density = nx.density(region_overlap_graph(points[chosen], radius))
-                base = dict(fold=fold, repeat=repeat, n_test=n_test, radius=radius)
-                for epsilon in epsilons:
-                    rows.append(base | dict(epsilon=epsilon, method="non-private", mcs=np.nan, density=np.nan,
-                                            accuracy=np.mean(rn_classify_nonprivate(counts, rng) == truth)))
-                    baseline = rn_classify_baseline(*args, epsilon, rng, n_labels=n_labels)
-                    rows.append(base | dict(epsilon=epsilon, method="baseline", mcs=np.nan, density=np.nan,
-                                            accuracy=np.mean(baseline.labels == truth)))
-                    proposed = rn_classify_batch(*args, epsilon, rng, n_labels=n_labels)
-                    rows.append(base | dict(epsilon=epsilon, method="proposed", density=density,
-                                            mcs=float(np.mean(proposed.divisors[proposed.component])),
-                                            accuracy=np.mean(proposed.labels == truth)))
-                    if synthetic:
-                        fake = label_counts(*synthetic[epsilon], points[chosen], radius, n_labels)
-                        rows.append(base | dict(epsilon=epsilon, method="PrivBayes", mcs=np.nan, density=np.nan,
-                                                accuracy=np.mean(rn_classify_nonprivate(fake, rng) == truth)))
-    return pd.DataFrame(rows)
+    radius = tuned_radius(points[train], points[test], neighbours)
+    synthetic = _privbayes_copies(points[train], labels[train], n_labels, epsilons, rng, privbayes)
+    for n_test in (n for n in test_counts if n <= test.size):
+        for repeat in range(repeats):
+            chosen = _sample(test, n_test, rng)
+            args = (points[train], labels[train], points[chosen], radius)
+            truth = labels[chosen]
+            counts = label_counts(*args, n_labels)
+            density = nx.density(region_overlap_graph(points[chosen], radius))
+            base = dict(fold=fold, repeat=repeat, n_test=n_test, radius=radius)
+            for epsilon in epsilons:
+                rows.append(base | dict(epsilon=epsilon, method="non-private", mcs=np.nan, density=np.nan,
+                                        accuracy=np.mean(rn_classify_nonprivate(counts, rng) == truth)))
+                baseline = rn_classify_baseline(*args, epsilon, rng, n_labels=n_labels)
+                rows.append(base | dict(epsilon=epsilon, method="baseline", mcs=np.nan, density=np.nan,
+                                        accuracy=np.mean(baseline.labels == truth)))
+                proposed = rn_classify_batch(*args, epsilon, rng, n_labels=n_labels)
+                rows.append(base | dict(epsilon=epsilon, method="proposed", density=density,
+                                        mcs=float(np.mean(proposed.divisors[proposed.component])),
+                                        accuracy=np.mean(proposed.labels == truth)))
+                if synthetic:
+                    fake = label_counts(*synthetic[epsilon], points[chosen], radius, n_labels)
+                    rows.append(base | dict(epsilon=epsilon, method="PrivBayes", mcs=np.nan, density=np.nan,
+                                            accuracy=np.mean(rn_classify_nonprivate(fake, rng) == truth)))
+    return rows
 
 
 def _privbayes_copies(points, labels, n_labels, epsilons, rng, options):
@@ -1052,68 +1075,78 @@ def _privbayes_copies(points, labels, n_labels, epsilons, rng, options):
         return {}
     from .privbayes import privbayes_copies
 
-    options = dict(options)
-    n_jobs = options.pop("n_jobs", 1)
-    copies = privbayes_copies(points, labels, n_labels, epsilons, rng, n_jobs=n_jobs, **options)
-    return dict(zip(epsilons, copies))
+    return dict(zip(epsilons, privbayes_copies(points, labels, n_labels, epsilons, rng, **options)))
 
 
-def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, n_candidates=10, gamma=None):
-    """Fig. 10-11 analogue: AvRE in r and RMSE in k of Alg. 6 and Alg. 7 against the conversion budget."""
-    import pandas as pd
+def conversion_study(points, epsilon_hats, k, n_test, n_folds, repeats, rng, *, n_candidates=10, gamma=None,
+                     n_jobs=1):
+    """Fig. 10-11 analogue: AvRE in r and RMSE in k of Alg. 6 and Alg. 7 against the conversion budget.
 
-    rng = generator(rng)
+    Folds seeded and run over ``n_jobs`` processes as in :func:`rn_study`.
+    """
     gamma = 1e-3 * math.sqrt(points.shape[1]) if gamma is None else gamma
+    return _over_folds(_conversion_fold, points.shape[0], n_folds, rng, n_jobs,
+                       "conversion study (Figs. 10-11), folds", points, epsilon_hats, k, n_test, repeats,
+                       n_candidates, gamma)
+
+
+def _conversion_fold(fold, train, test, seed, points, epsilon_hats, k, n_test, repeats, n_candidates, gamma):
+    """The rows of one fold of :func:`conversion_study`."""
+    rng = np.random.default_rng(seed)
     rows = []
-    for fold, (train, test) in enumerate(cv_splits(points.shape[0], n_folds, rng)):
-        for repeat in range(repeats):
-            queries = points[_sample(test, n_test, rng)]
-            truth = knn_radii(points[train], queries, k)
-            for epsilon_hat in epsilon_hats:
-                found = {"interactive": convert_interactive(points[train], queries, k, epsilon_hat, rng,
-                                                            n_candidates=n_candidates),
-                         "non-interactive": convert_noninteractive(
-                             private_uniform_grid(points[train], epsilon_hat, rng), queries, k, gamma, rng)}
-                for method, radii in found.items():
-                    rows.append(dict(fold=fold, repeat=repeat, epsilon_hat=epsilon_hat, method=method,
-                                     avre=avre(radii, truth), rmse=rmse_k(points[train], queries, radii, truth)))
-    return pd.DataFrame(rows)
+    for repeat in range(repeats):
+        queries = points[_sample(test, n_test, rng)]
+        truth = knn_radii(points[train], queries, k)
+        for epsilon_hat in epsilon_hats:
+            found = {"interactive": convert_interactive(points[train], queries, k, epsilon_hat, rng,
+                                                        n_candidates=n_candidates),
+                     "non-interactive": convert_noninteractive(
+                         private_uniform_grid(points[train], epsilon_hat, rng), queries, k, gamma, rng)}
+            for method, radii in found.items():
+                rows.append(dict(fold=fold, repeat=repeat, epsilon_hat=epsilon_hat, method=method,
+                                 avre=avre(radii, truth), rmse=rmse_k(points[train], queries, radii, truth)))
+    return rows
 
 
-def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, rng, *, w=0.5, privbayes=None):
+def knn_study(points, labels, n_labels, epsilons, ks, n_test, n_folds, repeats, rng, *, w=0.5, privbayes=None,
+              n_jobs=1):
     """Fig. 12-14 analogue: accuracy of non-private, private-INT, private-NONINT and baseline k-NN against k.
 
     ``privbayes`` as in :func:`rn_study`: the method "PrivBayes" is the
     non-private k-NN classifier trained on an epsilon-DP PrivBayes copy of the
-    fold's training data (k capped by the copy's size).
+    fold's training data (k capped by the copy's size). Folds seeded and run over
+    ``n_jobs`` processes as in :func:`rn_study`.
     """
-    import pandas as pd
+    return _over_folds(_knn_fold, len(labels), n_folds, rng, n_jobs, "k-NN study (Figs. 12-14), folds",
+                       points, labels, n_labels, epsilons, ks, n_test, repeats, w, privbayes)
 
-    rng = generator(rng)
+
+def _knn_fold(fold, train, test, seed, points, labels, n_labels, epsilons, ks, n_test, repeats, w, privbayes):
+    """The rows of one fold of :func:`knn_study`."""
+    rng = np.random.default_rng(seed)
     rows = []
-    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
-        data = (points[train], labels[train])
-        synthetic = _privbayes_copies(*data, n_labels, epsilons, rng, privbayes)
-        for repeat in range(repeats):
-            chosen = _sample(test, n_test, rng)
-            truth = labels[chosen]
-            for k in ks:
-                base = dict(fold=fold, repeat=repeat, k=k)
-                plain = knn_classify_nonprivate(*data, points[chosen], k, rng, n_labels=n_labels)
-                for epsilon in epsilons:
-                    predicted = {"non-private": plain,
-                                 "baseline": knn_classify_baseline(*data, points[chosen], k, epsilon, rng,
-                                                                   n_labels=n_labels)}
-                    for name, conversion in (("private-INT", "interactive"), ("private-NONINT", "noninteractive")):
-                        predicted[name] = knn_classify_private(*data, points[chosen], k, epsilon, rng,
-                                                               n_labels=n_labels, conversion=conversion, w=w)[0]
-                    if synthetic:
-                        fake = synthetic[epsilon]
-                        predicted["PrivBayes"] = knn_classify_nonprivate(*fake, points[chosen], min(k, len(fake[1])),
-                                                                         rng, n_labels=n_labels)
-                    rows.extend(base | dict(epsilon=epsilon, method=name, accuracy=np.mean(label == truth))
-                                for name, label in predicted.items())
-    return pd.DataFrame(rows)
+    data = (points[train], labels[train])
+    synthetic = _privbayes_copies(*data, n_labels, epsilons, rng, privbayes)
+    for repeat in range(repeats):
+        chosen = _sample(test, n_test, rng)
+        truth = labels[chosen]
+        for k in ks:
+            base = dict(fold=fold, repeat=repeat, k=k)
+            plain = knn_classify_nonprivate(*data, points[chosen], k, rng, n_labels=n_labels)
+            for epsilon in epsilons:
+                predicted = {"non-private": plain,
+                             "baseline": knn_classify_baseline(*data, points[chosen], k, epsilon, rng,
+                                                               n_labels=n_labels)}
+                for name, conversion in (("private-INT", "interactive"), ("private-NONINT", "noninteractive")):
+                    predicted[name] = knn_classify_private(*data, points[chosen], k, epsilon, rng,
+                                                           n_labels=n_labels, conversion=conversion, w=w)[0]
+                if synthetic:
+                    fake = synthetic[epsilon]
+                    predicted["PrivBayes"] = knn_classify_nonprivate(*fake, points[chosen], min(k, len(fake[1])),
+                                                                     rng, n_labels=n_labels)
+                rows.extend(base | dict(epsilon=epsilon, method=name, accuracy=np.mean(label == truth))
+                            for name, label in predicted.items())
+    return rows
 
 
 def diffprivlib_models():
@@ -1129,39 +1162,45 @@ def diffprivlib_models():
 
 
 def other_classifiers_study(points, labels, n_labels, epsilons, k, n_test, n_folds, repeats, rng, *,
-                            conversion="noninteractive"):
+                            conversion="noninteractive", n_jobs=1):
     """Fig. 15 analogue: private k-NN (Alg. 5) against diffprivlib's logistic regression and naive Bayes.
 
     The baselines get the feature bounds [0, 1] (and row norm ``sqrt(d)``)
     as public knowledge, so they spend no budget on them and emit no warning.
+    Folds seeded and run over ``n_jobs`` processes as in :func:`rn_study`.
     """
-    import pandas as pd
+    return _over_folds(_other_classifiers_fold, len(labels), n_folds, rng, n_jobs,
+                       "diffprivlib comparison (Fig. 15), folds", points, labels, n_labels, epsilons, k, n_test,
+                       repeats, conversion)
 
+
+def _other_classifiers_fold(fold, train, test, seed, points, labels, n_labels, epsilons, k, n_test, repeats,
+                            conversion):
+    """The rows of one fold of :func:`other_classifiers_study`."""
     LogisticRegression, GaussianNB = diffprivlib_models()
-    rng = generator(rng)
+    rng = np.random.default_rng(seed)
     dimension = points.shape[1]
     rows = []
-    for fold, (train, test) in enumerate(cv_splits(len(labels), n_folds, rng)):
-        for repeat in range(repeats):
-            chosen = _sample(test, n_test, rng)
-            truth = labels[chosen]
-            for epsilon in epsilons:
-                seed = int(rng.integers(2**31))
-                models = {"DP logistic regression": LogisticRegression(
-                              epsilon=epsilon, data_norm=math.sqrt(dimension), random_state=seed),
-                          "DP Gaussian naive Bayes": GaussianNB(
-                              epsilon=epsilon, bounds=(np.zeros(dimension), np.ones(dimension)),
-                              random_state=seed)}
-                with warnings.catch_warnings():  # diffprivlib passes options SciPy 1.17 deprecates
-                    warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*L-BFGS-B.*")
-                    predicted = {name: model.fit(points[train], labels[train]).predict(points[chosen])
-                                 for name, model in models.items()}
-                predicted["private k-NN (ours)"] = knn_classify_private(
-                    points[train], labels[train], points[chosen], k, epsilon, rng, n_labels=n_labels,
-                    conversion=conversion)[0]
-                rows.extend(dict(fold=fold, repeat=repeat, epsilon=epsilon, method=name,
-                                 accuracy=np.mean(label == truth)) for name, label in predicted.items())
-    return pd.DataFrame(rows)
+    for repeat in range(repeats):
+        chosen = _sample(test, n_test, rng)
+        truth = labels[chosen]
+        for epsilon in epsilons:
+            model_seed = int(rng.integers(2**31))
+            models = {"DP logistic regression": LogisticRegression(
+                          epsilon=epsilon, data_norm=math.sqrt(dimension), random_state=model_seed),
+                      "DP Gaussian naive Bayes": GaussianNB(
+                          epsilon=epsilon, bounds=(np.zeros(dimension), np.ones(dimension)),
+                          random_state=model_seed)}
+            with warnings.catch_warnings():  # diffprivlib passes options SciPy 1.17 deprecates
+                warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*L-BFGS-B.*")
+                predicted = {name: model.fit(points[train], labels[train]).predict(points[chosen])
+                             for name, model in models.items()}
+            predicted["private k-NN (ours)"] = knn_classify_private(
+                points[train], labels[train], points[chosen], k, epsilon, rng, n_labels=n_labels,
+                conversion=conversion)[0]
+            rows.extend(dict(fold=fold, repeat=repeat, epsilon=epsilon, method=name,
+                             accuracy=np.mean(label == truth)) for name, label in predicted.items())
+    return rows
 
 
 def summarize(table, by, value="accuracy"):

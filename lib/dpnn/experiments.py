@@ -36,7 +36,7 @@ from dpnn.baselines import geo_nn
 from dpnn.traversal import dptt, parse_variant
 from dpnn.trees import build_tree
 
-__all__ = ["grid", "evaluate", "run_grid", "run_cases", "code_version", "geo_plan", "geo_sweep", "at_level",
+__all__ = ["grid", "evaluate", "run_grid", "run_cases", "resumable", "code_version", "geo_plan", "geo_sweep", "at_level",
            "default_cache_dir"]
 
 DEFAULTS = {"dataset": "uniform", "n": 100_000, "d": 1, "utility": "dis", "variant": "basic",
@@ -231,6 +231,57 @@ def run_cases(function, cases, *, n_jobs: int = 1, cache_dir=None, desc: str = "
         calls = (delayed(function)(*case) for case in cases)
     return Parallel(n_jobs=positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1)(
         progress(calls, total=len(cases), desc=desc))
+
+
+def resumable(function, cache_dir):
+    """``function`` with its calls kept on disk, for a notebook's long sequential studies.
+
+    The studies of notebooks 09, 10 and 12 share one random generator in sequence, so a
+    call's result depends on the generator's state when it starts. A call of the returned
+    function with exactly one ``numpy.random.Generator`` among its arguments is looked up
+    under (``function``, the other arguments, that generator's state, :func:`code_version`).
+    On a hit the stored result is returned and the generator is set to the state the call
+    left it in; otherwise the call runs and both are stored. Either way the result and
+    every later draw are what an uncached run gives, so an interrupted thesis run resumes
+    where it stopped with the same outputs. ``cache_dir=None`` returns ``function`` itself.
+    """
+    import functools
+    import os
+    import pickle
+    from pathlib import Path
+
+    import joblib
+
+    if cache_dir is None:
+        return function
+    folder = Path(cache_dir) / "resumable"
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        generators = [value for value in (*args, *kwargs.values()) if isinstance(value, np.random.Generator)]
+        if len(generators) != 1:
+            raise ValueError(f"a resumable call needs exactly one numpy Generator among its arguments, "
+                             f"got {len(generators)}")
+        rng = generators[0]
+        plain = lambda value: "<rng>" if value is rng else value  # noqa: E731
+        key = joblib.hash((function.__module__, function.__qualname__, [plain(a) for a in args],
+                           {k: plain(v) for k, v in sorted(kwargs.items())}, rng.bit_generator.state,
+                           code_version()))
+        path = folder / f"{function.__qualname__}-{key}.pkl"
+        if path.exists():
+            with open(path, "rb") as handle:
+                result, state = pickle.load(handle)
+            rng.bit_generator.state = state
+            return result
+        result = function(*args, **kwargs)
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        with open(partial, "wb") as handle:
+            pickle.dump((result, rng.bit_generator.state), handle)
+        os.replace(partial, path)
+        return result
+
+    return call
 
 
 def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=None, progress: bool = True,

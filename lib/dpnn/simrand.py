@@ -40,6 +40,7 @@ import numpy as np
 from scipy import optimize, special, stats
 
 from dpnn import mechanisms
+from dpnn.progress import progress
 from dpnn._validation import (finite_array, generator, nonnegative_finite, positive_finite,
                               positive_int, probability_open)
 
@@ -652,7 +653,7 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     truth = exact_knn_angular(database, queries, n_neighbours)
     rows = []
     ceiling_rng = rng.spawn(1)[0] if ceiling else None
-    for alpha in alphas:
+    for alpha in progress(alphas, total=len(alphas), desc="SimRand recall, alphas"):
         for k in ks:
             for epsilon in epsilons:
                 per_query = {"SimRand": [], "Gaussian RP": []}

@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from dpnn import mechanisms
+from dpnn.progress import progress
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
 from . import budgets, hilbert, kdtree, medians, postprocessing, quadtree, queries
 
@@ -62,7 +63,7 @@ def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
     rng = generator(rng)
     exact = quadtree.quadtree_counts(points, box, height)
     rows = []
-    for epsilon in epsilons:
+    for epsilon in progress(epsilons, total=len(epsilons), desc="quadtree study, budgets"):
         for name, (budget, post) in QUADTREE_VARIANTS.items():
             level_eps = quadtree._budget(budget, positive_finite(epsilon, "epsilon"), height)
             for t in range(n_trees):
@@ -239,7 +240,7 @@ def psd_comparison(points, box, names, epsilons, heights, workloads, n_trees, rn
 
     rng = generator(rng)
     rows = []
-    for name in names:
+    for name in progress(names, total=len(names), desc="PSD trees"):
         for epsilon in epsilons:
             for height in (heights[name] if isinstance(heights, dict) else heights):
                 for t in range(positive_int(n_trees, "n_trees")):
