@@ -204,3 +204,25 @@ def test_nearest_distances_in_2d_equal_numpy_norm():
     np.testing.assert_array_equal(cgp._nearest_distances(points, query), np.linalg.norm(points - query, axis=1))
     points3 = rng.normal(size=(50, 3))
     np.testing.assert_array_equal(cgp._nearest_distances(points3, points3[0]), np.linalg.norm(points3 - points3[0], axis=1))
+
+
+def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
+    # In high d a small budget gives a grid of one cell (m = 1); grid_mass then reads that cell's density
+    # for every sample inside the domain instead of computing cell indices. The general lookup, written
+    # out here, must give the same floats.
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(4)
+    points = rng.random((300, 10))
+    grid = c.private_uniform_grid(points, 0.5, np.random.default_rng(5))
+    assert grid.m == 1
+    queries, radii = rng.random((40, 10)), np.linspace(0.05, 2.0, 40)
+    samples = c._ball_directions(10, 256, np.random.default_rng(6))
+    locations = queries[:, None, :] + radii[:, None, None] * samples[None]
+    inside = np.all((locations >= 0) & (locations <= 1), axis=2)
+    cells = np.minimum((np.clip(locations, 0, 1) * grid.m).astype(np.intp), grid.m - 1)
+    flat = cells @ (grid.m ** np.arange(9, -1, -1, dtype=np.int64))
+    volume = np.pi**5 / 120 * radii**10  # the unit ball in 10-D has volume pi^5 / 5!
+    general = volume * np.mean(np.where(inside, grid.densities().ravel()[flat], 0.0), axis=1)
+    np.testing.assert_allclose(c.grid_mass(grid, queries, radii, samples=samples), general, rtol=1e-13)
+    assert np.array_equal(c.grid_mass(grid, queries, radii, samples=samples) > 0, general > 0)

@@ -755,6 +755,8 @@ def grid_mass(grid, queries, radii, *, samples=None):
     volume = np.exp(d / 2 * math.log(math.pi) - special.gammaln(d / 2 + 1)) * radii ** d
     locations = queries[:, None, :] + radii[:, None, None] * samples[None]
     inside = np.all((locations >= 0) & (locations <= 1), axis=2)
+    if m == 1:  # one cell (the grid of a small budget in high d): every sample reads its density
+        return volume * np.mean(np.where(inside, density.ravel()[0], 0.0), axis=1)
     cells = np.minimum((np.clip(locations, 0, 1) * m).astype(np.intp), m - 1)
     flat = cells @ (m ** np.arange(d - 1, -1, -1, dtype=np.int64))  # C order, like ravel()
     return volume * np.mean(np.where(inside, density.ravel()[flat], 0.0), axis=1)

@@ -229,8 +229,8 @@ def run_cases(function, cases, *, n_jobs: int = 1, cache_dir=None, desc: str = "
         calls = (delayed(cached)(function, version, *case) for case in cases)
     else:
         calls = (delayed(function)(*case) for case in cases)
-    return Parallel(n_jobs=positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1)(
-        progress(calls, total=len(cases), desc=desc))
+    results = Parallel(n_jobs=positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1, return_as="generator")(calls)
+    return list(progress(results, total=len(cases), desc=desc))  # the bar counts finished cases, in order
 
 
 def resumable(function, cache_dir):
