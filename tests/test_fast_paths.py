@@ -226,3 +226,44 @@ def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
     general = volume * np.mean(np.where(inside, grid.densities().ravel()[flat], 0.0), axis=1)
     np.testing.assert_allclose(c.grid_mass(grid, queries, radii, samples=samples), general, rtol=1e-13)
     assert np.array_equal(c.grid_mass(grid, queries, radii, samples=samples) > 0, general > 0)
+
+
+@pytest.mark.parametrize("dimension, n, scale", [(2, 60, 0.08), (2, 200, 0.02), (8, 100, 0.9), (64, 100, 2.0),
+                                                 (3, 40, 1e-6)])
+def test_batch_components_equal_the_networkx_graph_path(dimension, n, scale):
+    # Alg. 3's components and MCS from the edge array against overlap_components on networkx's graph:
+    # the same vertex lists in the same order and the same MCS, from sparse to almost complete graphs.
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(dimension * 1000 + n)
+    queries = rng.random((n, dimension))
+    radii = scale * (0.5 + rng.random(n))
+    fast = c._batch_components(queries, radii)
+    reference = c.overlap_components(c.region_overlap_graph(queries, radii))
+    assert fast == reference
+
+
+@pytest.mark.parametrize("name", ["digits", "breast_cancer", "wine"])
+def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
+    # grid_mass on a one-cell grid decides "sample inside" by the threshold radius of each sample
+    # (_sample_reach) and evaluates exactly near it; against evaluating every location, including radii
+    # exactly at a threshold and one unit in the last place on either side.
+    from dpnn import classification as c, data
+
+    points, _ = data.classification_dataset(name, seed=7)
+    rng = np.random.default_rng(9)
+    queries = points[rng.integers(0, len(points), 80)]
+    grid = c.private_uniform_grid(points, 0.05, np.random.default_rng(1))
+    assert grid.m == 1
+    samples = c._ball_directions(points.shape[1], 256, np.random.default_rng(2))
+    reach = c._sample_reach(queries, samples)
+    picked = reach[np.arange(80), rng.integers(0, 256, 80)]
+    for radii in (np.linspace(0.01, 3.0, 80), picked, np.nextafter(picked, np.inf), np.nextafter(picked, 0)):
+        radii = np.minimum(radii, 5.0)
+        fast = c.grid_mass(grid, queries, radii, samples=samples, reach=reach)
+        every = c.grid_mass(grid, queries, radii, samples=samples)
+        np.testing.assert_array_equal(fast, every)
+    # and the whole conversion, which uses it
+    k = 10
+    converted = c.convert_noninteractive(grid, queries, k, 1e-3, np.random.default_rng(3))
+    assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))

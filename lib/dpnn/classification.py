@@ -314,15 +314,21 @@ def region_overlap_graph(queries, radii):
     radii = _radii(radii, queries.shape[0])
     graph = nx.Graph()
     graph.add_nodes_from(range(queries.shape[0]))
+    graph.add_edges_from(map(tuple, _overlap_pairs(queries, radii)))
+    return graph
+
+
+def _overlap_pairs(queries, radii):
+    """The edges (i, j), i < j, of :func:`region_overlap_graph` as an (m, 2) array, for checked inputs."""
     absolute = OVERLAP_SLACK * (1.0 + np.abs(queries).max())  # rounding of coordinates, independent of r
     # The search radius exceeds every threshold below by a further slack, covering query_pairs' own rounding.
     reach = 2.0 * radii.max() * (1.0 + 2.0 * OVERLAP_SLACK) + 2.0 * absolute
     pairs = cKDTree(queries).query_pairs(reach, output_type="ndarray")
-    if pairs.size:
-        distance = np.linalg.norm(queries[pairs[:, 0]] - queries[pairs[:, 1]], axis=1)
-        keep = distance <= (radii[pairs[:, 0]] + radii[pairs[:, 1]]) * (1.0 + OVERLAP_SLACK) + absolute
-        graph.add_edges_from(map(tuple, pairs[keep]))
-    return graph
+    if not pairs.size:
+        return pairs.reshape(0, 2)
+    distance = np.linalg.norm(queries[pairs[:, 0]] - queries[pairs[:, 1]], axis=1)
+    keep = distance <= (radii[pairs[:, 0]] + radii[pairs[:, 1]]) * (1.0 + OVERLAP_SLACK) + absolute
+    return pairs[keep]
 
 
 def _greedy_clique_size(graph) -> int:
@@ -442,8 +448,32 @@ def overlap_components(graph):
 
 @_remember_last
 def _batch_components(queries, radii):
-    """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the next call on the same batch."""
-    return overlap_components(region_overlap_graph(queries, radii))
+    """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the next call on the same batch.
+
+    Computed from the edge array without building a networkx graph: the components in the
+    same order (by smallest vertex), each vertex list sorted, and each MCS from the same
+    bitsets, so the same values (tests/test_fast_paths.py).
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n = queries.shape[0]
+    pairs = _overlap_pairs(queries, radii)
+    _, owner = connected_components(coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n)),
+                                    directed=False)
+    neighbours = [[] for _ in range(n)]
+    for i, j in pairs.tolist():
+        neighbours[i].append(j)
+        neighbours[j].append(i)
+    components, seen = [], {}
+    for v in range(n):  # components in the order of their smallest vertex, as networkx lists them
+        seen.setdefault(owner[v], []).append(v)
+    for nodes in seen.values():
+        index = {v: i for i, v in enumerate(nodes)}
+        adjacency = [sum(1 << index[u] for u in neighbours[v]) for v in nodes]
+        complete = all(bits.bit_count() == len(nodes) - 1 for bits in adjacency)
+        components.append((nodes, len(nodes) if complete else _clique_number(adjacency)))
+    return components
 
 
 def overlap_depth(queries, radii, locations):
@@ -734,14 +764,43 @@ def _disc_masses(density, m, queries, radii, cells=1 << 20):
     return out
 
 
-def grid_mass(grid, queries, radii, *, samples=None):
+def _sample_reach(queries, samples):
+    """``reach[q, s]``: about the largest r with ``x_q + r u_s`` in [0, 1]^d (inf if no coordinate leaves).
+
+    For ``x_q`` in [0, 1]^d and r >= 0, each coordinate of the rounded ``x + r u`` moves
+    monotonically with r (rounding preserves order), away from the side it cannot cross, so
+    the sample is inside exactly for r up to a threshold; ``reach`` computes that threshold
+    by division, within a few units in the last place. :func:`_one_cell_masses` decides by
+    it only where r is farther from it than a relative 1e-9 and evaluates the rest exactly.
+    """
+    x = queries[:, None, :]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upward = np.where(samples > 0, (1.0 - x) / samples[None], np.inf)
+        downward = np.where(samples < 0, x / -samples[None], np.inf)
+    return np.minimum(upward, downward).min(axis=2)
+
+
+def _one_cell_inside(queries, radii, samples, reach):
+    """``all(0 <= x_q + r_q u_s <= 1)`` per (q, s), the same booleans as evaluating every location."""
+    r = radii[:, None]
+    inside = r < reach
+    close = np.isfinite(reach) & (np.abs(r - reach) <= 1e-9 * np.maximum(r, reach))
+    rows, columns = np.nonzero(close)
+    if rows.size:
+        locations = queries[rows] + radii[rows, None] * samples[columns]
+        inside[rows, columns] = np.all((locations >= 0) & (locations <= 1), axis=1)
+    return inside
+
+
+def grid_mass(grid, queries, radii, *, samples=None, reach=None):
     """Expected number of points in ``B(x_i, r_i)`` under the grid (Alg. 7, lines 6-10).
 
     ``sum_C vol(B ∩ C) |C| / vol(C)`` with counts clipped at 0. Exact in 1-D
     and 2-D (interval lengths; disc-rectangle areas over the cells the ball's
     bounding box touches); in higher d a Monte Carlo estimate
     ``vol(B) mean_s density(x + r u_s)`` over ``samples`` (points uniform in the
-    unit ball, required then). Post-processing of the grid.
+    unit ball, required then). Post-processing of the grid. ``reach``: :func:`_sample_reach` of
+    ``queries`` and ``samples``, which a one-cell grid (m = 1) then uses for the same masses, faster.
     """
     density = grid.densities()
     m, d = grid.m, grid.dimension
@@ -753,6 +812,9 @@ def grid_mass(grid, queries, radii, *, samples=None):
     if samples is None:
         raise ValueError("samples (points uniform in the unit ball) are required for dimension > 2")
     volume = np.exp(d / 2 * math.log(math.pi) - special.gammaln(d / 2 + 1)) * radii ** d
+    if m == 1 and reach is not None:  # one cell: only whether each sample is inside matters
+        inside = _one_cell_inside(queries, radii, samples, reach)
+        return volume * np.mean(np.where(inside, density.ravel()[0], 0.0), axis=1)
     locations = queries[:, None, :] + radii[:, None, None] * samples[None]
     inside = np.all((locations >= 0) & (locations <= 1), axis=2)
     if m == 1:  # one cell (the grid of a small budget in high d): every sample reads its density
@@ -762,9 +824,9 @@ def grid_mass(grid, queries, radii, *, samples=None):
     return volume * np.mean(np.where(inside, density.ravel()[flat], 0.0), axis=1)
 
 
-def _reached(grid, queries, j, k, gamma, samples):
+def _reached(grid, queries, j, k, gamma, samples, reach=None):
     """Whether the grid mass of ``B(x, j gamma)`` reaches k, for each row (only the rows given)."""
-    return grid_mass(grid, queries, j * gamma, samples=samples) >= k
+    return grid_mass(grid, queries, j * gamma, samples=samples, reach=reach) >= k
 
 
 def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
@@ -789,12 +851,15 @@ def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
     diameter = math.sqrt(grid.dimension)
     steps = max(1, int(math.floor(diameter / gamma)))
     samples = _ball_directions(grid.dimension, n_samples, generator(rng)) if grid.dimension > 2 else None
+    # one cell in high d: where each sample leaves the domain, once for all radii (the same masses)
+    one_cell = samples is not None and grid.m == 1 and queries.min() >= 0 and queries.max() <= 1
+    reach = _sample_reach(queries, samples) if one_cell else None
     low = np.zeros(queries.shape[0], dtype=np.int64)  # invariant: mass(low gamma) < k
     high = np.ones(queries.shape[0], dtype=np.int64)  # after galloping: mass(high gamma) >= k, or high > steps
     searching = np.ones(queries.shape[0], dtype=bool)
     while np.any(searching):
         rows = np.flatnonzero(searching)
-        hit = _reached(grid, queries[rows], high[rows], k[rows], gamma, samples)
+        hit = _reached(grid, queries[rows], high[rows], k[rows], gamma, samples, None if reach is None else reach[rows])
         searching[rows[hit]] = False
         missed = rows[~hit]
         low[missed] = high[missed]
@@ -805,7 +870,7 @@ def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
         if rows.size == 0:
             break
         middle = (low[rows] + high[rows]) // 2
-        hit = _reached(grid, queries[rows], middle, k[rows], gamma, samples)
+        hit = _reached(grid, queries[rows], middle, k[rows], gamma, samples, None if reach is None else reach[rows])
         high[rows[hit]] = middle[hit]
         low[rows[~hit]] = middle[~hit]
     return np.where(high > steps, diameter, high * gamma)
