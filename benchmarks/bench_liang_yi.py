@@ -5,11 +5,13 @@ release with ``hull_jaccard``: before, shapely built the hulls of all 20000 poin
 the 20000 released points of Basic); after, it gets only the points qhull leaves on or
 near each hull (the same hulls, the same value: tests/test_fast_paths.py). Both are timed
 here on the same inputs in the same run, together with one whole PCH release and one
-k-PNN at k = 4 and k = 256, which issue 22 left unchanged: their time is the Laplace
-draws of the sparse vector technique (one per candidate and pass), which fix the random
-stream and so the notebook's printed results.
+k-PNN at k = 4 and k = 256, whose time is the Laplace draws of the sparse vector technique.
 
-Second round of issue 22: Remark 2's choice of k (``choose_anchor_count``, called by every
+Second round of issue 22: the sparse vector technique draws its Laplace variables 1024 at a
+time and stops drawing at the halt (``cgp.SVT_CHUNK``; a whole pass at a time before, timed
+here by setting the chunk to n); the law of the halting position is the same (chi-square
+tests in tests/test_cgp.py), the random stream is not, so notebook 11 was re-stored.
+ Remark 2's choice of k (``choose_anchor_count``, called by every
 PCH release) evaluated the bound one k at a time for k = 1..1024 (kept as
 ``_pch_error_bound_loop``); it is now one array expression, the same k. And the experiment
 cases (setting x trajectory) run over both cores (``n_jobs``), timed here on one
@@ -39,10 +41,18 @@ def main() -> dict:
         results |= {f"hull_jaccard n=20000 vs {name}: all points (s)": before,
                     f"hull_jaccard n=20000 vs {name}: hull candidates (s)": after,
                     f"hull_jaccard vs {name}: speed-up": before / after}
-    results["PCH release n=20000 rho=5e-4, unchanged (s)"] = best_time(lambda: cgp.pch(x, rng, rho=5e-4), 3)
     query = cgp.query_points([path], 1, rng)[0]
-    for k in (4, 256):
-        results[f"k-PNN n=20000 k={k} rho=5e-4, unchanged (s)"] = best_time(lambda: cgp.k_pnn(x, query, k, rng, rho=5e-4), 3)
+    chunk = cgp.SVT_CHUNK
+    for label, size in (("whole passes", len(x)), (f"chunks of {chunk}", chunk)):
+        cgp.SVT_CHUNK = size
+        try:
+            results[f"PCH release n=20000 rho=5e-4, SVT in {label} (s)"] = best_time(
+                lambda: cgp.pch(x, rng, rho=5e-4), 3)
+            for k in (4, 256):
+                results[f"k-PNN n=20000 k={k} rho=5e-4, SVT in {label} (s)"] = best_time(
+                    lambda: cgp.k_pnn(x, query, k, rng, rho=5e-4), 3)
+        finally:
+            cgp.SVT_CHUNK = chunk
     ks = np.arange(1, 1025)
     before = best_time(lambda: int(np.clip(ks[np.argmin(cgp._pch_error_bound_loop(ks, 20000, 5000.0, 0.1, rho=5e-4))],
                                            16, 128)), 5)

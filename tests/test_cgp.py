@@ -179,6 +179,23 @@ def test_svt_halting_index_matches_direct_simulation():
     assert stats.chi2_contingency(table).pvalue > FALSE_ALARM
 
 
+@pytest.mark.parametrize("chunk", [2, 3])
+def test_svt_drawn_in_chunks_has_the_one_at_a_time_law(monkeypatch, chunk):
+    # The same chi-square test with the Laplace variables drawn 2 or 3 at a time, so a pass over the five
+    # queries spans several chunks and ends inside one (false-failure rate 1e-3 for each chunk size).
+    monkeypatch.setattr(cgp, "SVT_CHUNK", chunk)
+    values = np.array([3.0, 1.0, 4.0, 1.5, 5.0])
+    runs, epsilon, threshold = 4000, 1.0, 0.5
+    chunked = [cgp.svt_gp(values, threshold, epsilon, np.random.default_rng(20_000 + i)) for i in range(runs)]
+    direct_rng = np.random.default_rng(30_000 + chunk)
+    direct = [_svt_direct(values, threshold, epsilon, direct_rng) for _ in range(runs)]
+    table = np.array([np.bincount(np.minimum(chunked, 11), minlength=12),
+                      np.bincount(np.minimum(direct, 11), minlength=12)])
+    table = table[:, table.min(axis=0) >= 5]
+    assert table.shape[1] >= 6
+    assert stats.chi2_contingency(table).pvalue > FALSE_ALARM
+
+
 def test_pnn_error_below_theorem_4_11_bound_in_1_minus_beta_of_runs():
     """Checks that Thm 4.11's bound holds (binomial test), not the calibration: the bound is loose
     (2028 m here against an observed 90% quantile of the excess distance of about 360 m), so a PNN with too little

@@ -210,18 +210,27 @@ def cgp_basic_bound(n, rho, beta) -> float:
 
 # --- §4.3 sparse vector technique, PNN, k-PNN ---------------------------------------------------
 
-def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
-    """Unchecked core of :func:`svt_gp`: one Laplace vector per pass over ``values``.
+#: Laplace variables of the sparse vector technique are drawn this many at a time (see :func:`_svt_scan`).
+SVT_CHUNK = 1024
 
+
+def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
+    """Unchecked core of :func:`svt_gp`: the Laplace variables of a pass drawn :data:`SVT_CHUNK` at a time.
+
+    The scan stops at the first query below the bar, so the variables after it are never
+    drawn: the halting position has the law of the one-at-a-time algorithm, and a scan
+    that halts early costs what it reads, not a whole pass over ``values``.
     Raises RuntimeError after ``max_passes`` passes without a halt (see :func:`svt_gp`).
     """
     m = values.shape[0]
     bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))  # T + W, W ~ Lap(K / eps1)
     scale = 2 * lipschitz / (epsilon / 2)  # V_j ~ Lap(2K / eps2)
     for sweep in range(max_passes):
-        below = np.flatnonzero(values + rng.laplace(0.0, scale, size=m) < bar)
-        if below.size:
-            return sweep * m + int(below[0])
+        for start in range(0, m, SVT_CHUNK):
+            part = values[start:start + SVT_CHUNK]
+            below = np.flatnonzero(part + rng.laplace(0.0, scale, size=part.size) < bar)
+            if below.size:
+                return sweep * m + start + int(below[0])
     raise RuntimeError(f"SVT did not halt within max_passes={max_passes} passes over the queries")
 
 
@@ -232,8 +241,8 @@ def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -
     ``values`` repeated cyclically (as PNN uses it). With eps1 = eps2 = epsilon / 2,
     W ~ Lap(K / eps1) and V_j ~ Lap(2K / eps2), it returns the 0-based position t
     of the first j with ``g_j(x) + V_j < T + W`` (t may exceed len(values): take
-    t mod m). Noise is drawn one pass at a time; the V_j after the halt are never
-    looked at, so the law of t is that of the one-at-a-time algorithm.
+    t mod m). Noise is drawn :data:`SVT_CHUNK` queries at a time; the V_j after the halt
+    are never drawn, so the law of t is that of the one-at-a-time algorithm.
     Privacy: epsilon-GP (App. D), hence epsilon^2/2-CGP (Lemma 3.6).
 
     Truncation. If no query halts within ``max_passes`` passes, RuntimeError is
