@@ -641,8 +641,13 @@ def _hull_candidates(points):
     except QhullError:
         return points
     outside = np.full(len(points), -np.inf)
-    for a, b, c in facets:
-        np.maximum(outside, points[:, 0] * a + points[:, 1] * b + c, out=outside)
+    x, y = np.ascontiguousarray(points[:, 0]), np.ascontiguousarray(points[:, 1])
+    value, term = np.empty(len(points)), np.empty(len(points))
+    for a, b, c in facets:  # (x a + y b) + c, as written, without temporaries
+        np.multiply(x, a, out=value)
+        value += np.multiply(y, b, out=term)
+        value += c
+        np.maximum(outside, value, out=outside)
     return points[outside > -1e-9 * max(float(np.max(np.abs(points))), 1.0)]
 
 
@@ -664,10 +669,18 @@ def hull_jaccard(points, released) -> float:
     Only the points on or near each hull (:func:`_hull_candidates`) are handed to shapely:
     the same hulls, hence the same value, as with all points, about 20 times faster at n = 20000.
     """
+    return _jaccard(_hull(_tuple(points)), _hull(_tuple(released, "released")))
+
+
+def _hull(points):
+    """shapely's convex hull of ``points``, from the points on or near it (:func:`_hull_candidates`)."""
     from shapely.geometry import MultiPoint
 
-    true_hull = MultiPoint(_hull_candidates(_tuple(points))).convex_hull
-    private_hull = MultiPoint(_hull_candidates(_tuple(released, "released"))).convex_hull
+    return MultiPoint(_hull_candidates(points)).convex_hull
+
+
+def _jaccard(true_hull, private_hull) -> float:
+    """area(H ∩ H') / area(H ∪ H') of two shapely geometries (see :func:`hull_jaccard`)."""
     union = true_hull.union(private_hull).area
     if union == 0:
         raise ValueError("both hulls have zero area; the Jaccard index is undefined")
@@ -978,10 +991,11 @@ def _hull_case(path, rho, n, epsilon, t, repetitions, seed, beta, k_range, pch_o
         cgp_hull = pch(x, rng, rho=rho, beta=beta, k_range=k_range, **pch_options)
         released = {"GP PCH": gp_hull.released, "CGP PCH": cgp_hull.released,
                     "GP Basic": gp_basic(x, epsilon, rng), "CGP Basic": cgp_basic(x, rho, rng)}
+        true_hull = _hull(x)  # once per tuple: hull_jaccard(x, points) for each method, the same values
         for method, points in released.items():
             k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, len(x))
             rows.append({"rho": rho, "n": n, "n_actual": len(x), "trajectory": t, "repetition": r,
-                         "method": method, "k": k, "jaccard": hull_jaccard(x, points)})
+                         "method": method, "k": k, "jaccard": _jaccard(true_hull, _hull(points))})
     return rows
 
 
