@@ -165,35 +165,31 @@ def _svt_direct(values, threshold, epsilon, rng):
         j += 1
 
 
-def test_svt_halting_index_matches_direct_simulation():
-    # Chi-square test of homogeneity of the halting-index laws (false-failure rate 1e-3).
+def _svt_law_matches_direct_simulation(first_seed, direct_seed):
+    """Chi-square test of homogeneity of svt_gp's halting-index law against Alg. 1 one query at a time."""
     values = np.array([3.0, 1.0, 4.0, 1.5, 5.0])
     runs, epsilon, threshold = 4000, 1.0, 0.5
-    block = [cgp.svt_gp(values, threshold, epsilon, np.random.default_rng(i)) for i in range(runs)]
-    direct_rng = np.random.default_rng(10_000)
+    scanned = [cgp.svt_gp(values, threshold, epsilon, np.random.default_rng(first_seed + i)) for i in range(runs)]
+    direct_rng = np.random.default_rng(direct_seed)
     direct = [_svt_direct(values, threshold, epsilon, direct_rng) for _ in range(runs)]
-    table = np.array([np.bincount(np.minimum(block, 11), minlength=12),
+    table = np.array([np.bincount(np.minimum(scanned, 11), minlength=12),
                       np.bincount(np.minimum(direct, 11), minlength=12)])
     table = table[:, table.min(axis=0) >= 5]
     assert table.shape[1] >= 6
     assert stats.chi2_contingency(table).pvalue > FALSE_ALARM
+
+
+def test_svt_halting_index_matches_direct_simulation():
+    # False-failure rate 1e-3.
+    _svt_law_matches_direct_simulation(0, 10_000)
 
 
 @pytest.mark.parametrize("chunk", [2, 3])
 def test_svt_drawn_in_chunks_has_the_one_at_a_time_law(monkeypatch, chunk):
-    # The same chi-square test with the Laplace variables drawn 2 or 3 at a time, so a pass over the five
-    # queries spans several chunks and ends inside one (false-failure rate 1e-3 for each chunk size).
+    # The same test with the Laplace variables drawn 2 or 3 at a time, so a pass over the five queries
+    # spans several chunks and ends inside one (false-failure rate 1e-3 for each chunk size).
     monkeypatch.setattr(cgp, "SVT_CHUNK", chunk)
-    values = np.array([3.0, 1.0, 4.0, 1.5, 5.0])
-    runs, epsilon, threshold = 4000, 1.0, 0.5
-    chunked = [cgp.svt_gp(values, threshold, epsilon, np.random.default_rng(20_000 + i)) for i in range(runs)]
-    direct_rng = np.random.default_rng(30_000 + chunk)
-    direct = [_svt_direct(values, threshold, epsilon, direct_rng) for _ in range(runs)]
-    table = np.array([np.bincount(np.minimum(chunked, 11), minlength=12),
-                      np.bincount(np.minimum(direct, 11), minlength=12)])
-    table = table[:, table.min(axis=0) >= 5]
-    assert table.shape[1] >= 6
-    assert stats.chi2_contingency(table).pvalue > FALSE_ALARM
+    _svt_law_matches_direct_simulation(20_000, 30_000 + chunk)
 
 
 def test_pnn_error_below_theorem_4_11_bound_in_1_minus_beta_of_runs():
