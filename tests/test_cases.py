@@ -1,4 +1,4 @@
-"""Tests of the parallel, cached, resumable experiment loops (dpnn.experiments.run_cases) and of dpnn.progress.
+"""Tests of the parallel, cached, resumable experiment loops (dpnn.cases.run_cases) and of dpnn.progress.
 
 The promises: the tables of notebook 11's experiments do not depend on the number of
 processes; a cached case is read back instead of recomputed, unless the library's code
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpnn import cgp, experiments, progress
+from dpnn import cases, cgp, experiments, progress
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +47,7 @@ def test_run_cases_reads_finished_cases_back_and_recomputes_after_a_code_change(
     assert experiments.run_cases(_logged_square, [(2, log), (3, log), (4, log)], cache_dir=cache) == [4, 9, 16]
     assert log.read_text().split() == ["2", "3", "4"]
     # other library code: nothing computed before is read back
-    monkeypatch.setattr(experiments, "code_version", lambda: "another version")
+    monkeypatch.setattr(cases, "code_version", lambda: "another version")
     assert experiments.run_cases(_logged_square, [(2, log)], cache_dir=cache) == [4]
     assert log.read_text().split() == ["2", "3", "4", "2"]
 
