@@ -35,8 +35,9 @@ The package is split by idea; every public name is importable from ``dpnn.psd``:
 
 =================  ===============================================================
 ``budgets``        uniform and geometric per-level budgets (Lemma 3), worst-case error
-``quadtree``       Morton order, quadtree counts and boxes, the ``PSD`` container,
-                   noisy counts and the private quadtree
+``layout``         the flat per-depth layout (children sums) and the ``PSD`` container
+``quadtree``       Morton order, quadtree counts and boxes, noisy counts and the
+                   private quadtree
 ``postprocessing`` the linear-time OLS of Lemma 4, consistency, pruning
 ``queries``        range queries (canonical method), exact counts, relative errors
 ``medians``        private medians: EM, smooth sensitivity, noisy mean, cell-based
@@ -46,14 +47,15 @@ The package is split by idea; every public name is importable from ``dpnn.psd``:
 =================  ===============================================================
 """
 
-from . import budgets, hilbert, kdtree, medians, postprocessing, quadtree, queries, studies
+from . import budgets, hilbert, kdtree, layout, medians, postprocessing, quadtree, queries, studies
 from .budgets import geometric_budget, uniform_budget, worst_case_error, worst_case_error_closed_form
 from .hilbert import hilbert_cell, hilbert_index, hilbert_range_boxes, private_hilbert_rtree
 from .kdtree import amplified_epsilon, private_cell_kdtree, private_kdtree
 from .medians import (cell_median, em_median, em_median_intervals, noisy_mean_median, segment_medians,
                       smooth_sensitivity_median, ss_median)
 from .postprocessing import is_consistent, ols, prune
-from .quadtree import PSD, morton_decode, morton_encode, noisy_counts, private_quadtree, quadtree_boxes, quadtree_counts
+from .layout import PSD
+from .quadtree import morton_decode, morton_encode, noisy_counts, private_quadtree, quadtree_boxes, quadtree_counts
 from .queries import canonical_nodes, median_relative_error, random_queries, range_query, relative_errors, true_counts
 from .studies import (EUROPE, PSD_NAMES, QUADTREE_VARIANTS, build_psd, count_share_study, geonames_places,
                       median_study, psd_comparison, quadtree_study, switch_study, synthetic_points)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpnn._validation import generator, positive_finite, positive_int
-from . import budgets, kdtree, postprocessing, quadtree
+from . import budgets, kdtree, layout, postprocessing, quadtree
 
 
 # --- Hilbert curve and the Hilbert R-tree (§III-B, §VIII-B) -----------------------------------------
@@ -143,7 +143,7 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
     counts = quadtree.noisy_counts(exact, epsilons, rng)
     counts = postprocessing.ols(counts, epsilons) if postprocess else counts
     name = "hilbert-r" if median == "em" else f"hilbert-r-{median}"
-    tree = quadtree.PSD(box=box, counts=counts, epsilons=epsilons, median_epsilon=median_epsilon, name=name)
+    tree = layout.PSD(box=box, counts=counts, epsilons=epsilons, median_epsilon=median_epsilon, name=name)
     tree = tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
     scale = np.array([(box[2] - box[0]) / side, (box[3] - box[1]) / side] * 2)
     offset = np.array([box[0], box[1], box[0], box[1]])
@@ -153,5 +153,5 @@ def private_hilbert_rtree(points, box, height, epsilon, rng, order=18, count_sha
         b[kept] = offset + hilbert_range_boxes(r[kept, 0], r[kept, 1], order) * scale
         boxes.append(b)
         kept = np.repeat(kept & ~(tree.leaf[d] if tree.leaf else np.zeros(len(r), bool)), 4)
-    return quadtree.PSD(box=box, counts=tree.counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
+    return layout.PSD(box=box, counts=tree.counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
                leaf=tree.leaf, name=name)

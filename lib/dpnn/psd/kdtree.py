@@ -8,7 +8,7 @@ import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
-from . import budgets, medians, postprocessing, quadtree, queries
+from . import budgets, layout, medians, postprocessing, quadtree, queries
 
 
 # --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ---------------------------------------------
@@ -141,7 +141,7 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     counts = tuple(exact) if exact_counts else quadtree.noisy_counts(exact, epsilons, rng)
     if postprocess and not exact_counts:
         counts = postprocessing.ols(counts, epsilons)
-    tree = quadtree.PSD(box=box, counts=counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
+    tree = layout.PSD(box=box, counts=counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
                name=name or f"kd-{median}")
     return tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
 
@@ -218,6 +218,6 @@ def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), cou
     epsilons = budgets.geometric_budget(count_share * epsilon, height)
     counts = quadtree.noisy_counts(exact, epsilons, rng)
     counts = postprocessing.ols(counts, epsilons) if postprocess else counts
-    tree = quadtree.PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes,
+    tree = layout.PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes,
                median_epsilon=(1 - count_share) * epsilon, name="kd-cell")
     return tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpnn._validation import finite_array, positive_int
-from . import budgets, quadtree
+from . import budgets, layout
 
 
 # --- OLS post-processing (§V, Lemma 4, Theorem 5) -------------------------------------------------
@@ -37,7 +37,7 @@ def ols(counts, epsilons, fanout=4):
     # Phase II: Z_v = sum of Z over the children, bottom-up.
     z = [alpha]
     for _ in range(height):
-        z.append(quadtree._sum_children(z[-1], fanout))
+        z.append(layout._sum_children(z[-1], fanout))
     z = z[::-1]
     # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2, top-down.
     beta = [z[0] / e[height]]
@@ -51,11 +51,11 @@ def ols(counts, epsilons, fanout=4):
 
 def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
     """True if every parent count equals the sum of its children's (Definition 3)."""
-    return all(np.allclose(counts[d], quadtree._sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol)
+    return all(np.allclose(counts[d], layout._sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol)
                for d in range(len(counts) - 1))
 
 
-def prune(tree: quadtree.PSD, threshold) -> quadtree.PSD:
+def prune(tree: layout.PSD, threshold) -> layout.PSD:
     """Pruning of §VII: cut the subtree below every node whose (post-processed) count is < ``threshold``.
 
     The decision reads only released counts, so it is post-processing (no privacy
@@ -67,5 +67,5 @@ def prune(tree: quadtree.PSD, threshold) -> quadtree.PSD:
         stop = active & ((c < threshold) if d < tree.height else True)
         leaf.append(stop)
         active = np.repeat(active & ~stop, tree.fanout)
-    return quadtree.PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=tree.boxes,
+    return layout.PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=tree.boxes,
                median_epsilon=tree.median_epsilon, leaf=tuple(leaf), name=tree.name, fanout=tree.fanout)

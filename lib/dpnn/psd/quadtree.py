@@ -1,15 +1,15 @@
-"""Morton order, the full quadtree's counts and boxes, the PSD container, and the private quadtree (Cormode et al. §III-B, §III-C)."""
+"""Morton order, the full quadtree's counts and boxes, and the private quadtree (Cormode et al. §III-B, §III-C)."""
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
 from . import budgets, postprocessing
+from .layout import PSD, _sum_children
 
 
 # --- Morton order and the quadtree (§III-B, §III-C) ---------------------------------------------
@@ -73,10 +73,6 @@ def _cell_index(values, low, high, cells):
     return np.minimum(index, cells - 1)
 
 
-def _sum_children(values, fanout):
-    return values.reshape(-1, fanout).sum(axis=1)
-
-
 def quadtree_counts(points, box, height):
     """Exact node counts of the full quadtree of height ``h`` over ``box``, one array per depth.
 
@@ -110,37 +106,6 @@ def quadtree_boxes(box, height):
         boxes.append(np.column_stack([box[0] + ix * wx, box[1] + iy * wy,
                                       box[0] + (ix + 1) * wx, box[1] + (iy + 1) * wy]))
     return tuple(boxes)
-
-
-@dataclass(frozen=True)
-class PSD:
-    """A released private spatial decomposition.
-
-    ``counts[d]`` are the released counts of the nodes at depth ``d`` (children of
-    node ``j`` are ``4 j .. 4 j + 3``); ``epsilons[i]`` the count budget of level
-    ``i`` (0 = leaves); ``median_epsilon`` the budget spent on splits along a path
-    (0 for a quadtree); ``boxes[d]`` the node rectangles, or ``None`` for a
-    quadtree over ``box`` (then queries use the grid directly). ``leaf[d]`` marks
-    the nodes that are leaves after pruning (``None``: only the last depth).
-    """
-
-    box: np.ndarray
-    counts: tuple
-    epsilons: np.ndarray
-    boxes: tuple | None = None
-    median_epsilon: float = 0.0
-    leaf: tuple | None = None
-    name: str = "quadtree"
-    fanout: int = field(default=4)
-
-    @property
-    def height(self) -> int:
-        return len(self.counts) - 1
-
-    @property
-    def epsilon(self) -> float:
-        """Total privacy budget along any root-to-leaf path (Lemma 1)."""
-        return float(np.sum(self.epsilons) + self.median_epsilon)
 
 
 def noisy_counts(counts, epsilons, rng):

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
-from . import quadtree
+from . import layout, quadtree
 
 
 # --- range queries (§IV-A, §VIII-A) ---------------------------------------------------------------
@@ -114,7 +114,7 @@ def _overlap_fraction(q, b):
     return np.divide(wx * wy, area, out=np.zeros(wx.shape), where=area > 0)
 
 
-def range_query(tree: quadtree.PSD, rects) -> np.ndarray:
+def range_query(tree: layout.PSD, rects) -> np.ndarray:
     """Answers of a workload of rectangles by the canonical method (§IV-A) with the uniformity assumption.
 
     A node fully inside the query whose parent is not contributes its count; a leaf
@@ -128,7 +128,7 @@ def range_query(tree: quadtree.PSD, rects) -> np.ndarray:
     if tree.boxes is None and tree.leaf is None:
         return _quadtree_query(tree, rects)
     boxes = tree.boxes if tree.boxes is not None else quadtree.quadtree_boxes(tree.box, tree.height)
-    return _generic_query(quadtree.PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=boxes,
+    return _generic_query(layout.PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=boxes,
                               leaf=tree.leaf, fanout=tree.fanout), rects)
 
 
@@ -234,7 +234,7 @@ def random_queries(points, box, width, height, n_queries, rng, max_rounds=50) ->
     raise ValueError(f"could not find {n_queries} non-empty {width} x {height} queries in {max_rounds} rounds")
 
 
-def canonical_nodes(tree: quadtree.PSD, rect):
+def canonical_nodes(tree: layout.PSD, rect):
     """The nodes the canonical method adds up for one rectangle: a list of ``(depth, index, weight)``.
 
     ``weight`` is 1 for a node inside the query whose parent is not, and the

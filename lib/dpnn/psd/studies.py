@@ -9,7 +9,7 @@ import numpy as np
 from dpnn import mechanisms
 from dpnn.progress import progress
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
-from . import budgets, hilbert, kdtree, medians, postprocessing, quadtree, queries
+from . import budgets, hilbert, kdtree, layout, medians, postprocessing, quadtree, queries
 
 
 # --- data and the quadtree study (§VIII-A, §VIII-B "Budget and post-processing") ----------------------
@@ -69,7 +69,7 @@ def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
             for t in range(n_trees):
                 counts = quadtree.noisy_counts(exact, level_eps, rng)
                 counts = postprocessing.ols(counts, level_eps) if post else counts
-                tree = quadtree.PSD(box=quadtree._box(box), counts=counts, epsilons=level_eps, name=name)
+                tree = layout.PSD(box=quadtree._box(box), counts=counts, epsilons=level_eps, name=name)
                 rows += _workload_rows(tree, workloads, {"epsilon": epsilon, "variant": name, "tree": t})
     return pd.DataFrame(rows)
 
