@@ -41,17 +41,17 @@ def main() -> dict:
         radius = classification.r_unif(np.full(400, 10), n_train, points.shape[1])
         radii = classification.interactive_candidates(radius, 10)
         assert np.array_equal(reference_counts(train, queries, radii),
-                              classification._ball_counts(train, queries, radii))
+                              classification.interactive._ball_counts(train, queries, radii))
         before = best_time(lambda: reference_counts(train, queries, radii), repeats=3)
-        after = best_time(lambda: classification._ball_counts(train, queries, radii), repeats=3)
+        after = best_time(lambda: classification.interactive._ball_counts(train, queries, radii), repeats=3)
         results |= {f"{name}: ball counts, per-radius cKDTree (s)": before,
                     f"{name}: ball counts, dpnn (s)": after,
                     f"{name}: speed-up": before / after}
     points, _ = data.classification_dataset("digits", seed=7)
     grid = classification.private_uniform_grid(points[:1400], 1.0, np.random.default_rng(1))
     queries = points[1400:1500]
-    samples = classification._ball_directions(64, 256, np.random.default_rng(2))
-    reach = classification._sample_reach(queries, samples)
+    samples = classification.uniform_grid._ball_directions(64, 256, np.random.default_rng(2))
+    reach = classification.uniform_grid._sample_reach(queries, samples)
     radii = np.linspace(0.5, 4.0, 100)
     assert np.array_equal(classification.grid_mass(grid, queries, radii, samples=samples),
                           classification.grid_mass(grid, queries, radii, samples=samples, reach=reach))
@@ -65,7 +65,7 @@ def main() -> dict:
     radius = float(np.median(classification.knn_radii(points[:1400], queries, 10)))
     before = best_time(lambda: classification.overlap_components(classification.region_overlap_graph(
         queries, np.full(100, radius))), 5)
-    after = best_time(lambda: classification._batch_components.__wrapped__(queries, np.full(100, radius)), 5)
+    after = best_time(lambda: classification.overlap._batch_components.__wrapped__(queries, np.full(100, radius)), 5)
     results |= {"digits: Alg. 3 components and MCS via networkx (s)": before,
                 "digits: Alg. 3 components and MCS from the edge array (s)": after,
                 "digits: components speed-up": before / after}

@@ -28,7 +28,7 @@ from dpnn import classification as c, data
 
 
 def components_before(graph):
-    return [(sorted(nodes), c._max_clique_size_networkx(graph.subgraph(nodes)))
+    return [(sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
             for nodes in nx.connected_components(graph)]
 
 
@@ -50,10 +50,10 @@ def main() -> dict:
                     f"Alg. 3 MCS, {name}: speed-up": before / after}
         knn_queries = queries[:100]
         n_labels = int(labels.max() + 1)
-        old = c._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels)
-        assert np.array_equal(old, c._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels))
-        before = best_time(lambda: c._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels), 3)
-        after = best_time(lambda: c._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels), 3)
+        old = c.knn._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels)
+        assert np.array_equal(old, c.knn._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels))
+        before = best_time(lambda: c.knn._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels), 3)
+        after = best_time(lambda: c.knn._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels), 3)
         results |= {f"k-NN counts, {name} |X|=100 k=20: lexsort (s)": before,
                     f"k-NN counts, {name} |X|=100 k=20: partition (s)": after,
                     f"k-NN counts, {name}: speed-up": before / after}
@@ -61,10 +61,10 @@ def main() -> dict:
     grid = c.private_uniform_grid(points[:800], 1.0, rng)
     density, m = grid.densities(), grid.m
     queries, radii = points[800:900], rng.uniform(0.01, 0.5, 100)
-    old = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
-    assert np.array_equal(old, c._disc_masses(density, m, queries, radii))
-    before = best_time(lambda: [c._box_mass(density, m, q, r) for q, r in zip(queries, radii)], 3)
-    after = best_time(lambda: c._disc_masses(density, m, queries, radii), 3)
+    old = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+    assert np.array_equal(old, c.uniform_grid._disc_masses(density, m, queries, radii))
+    before = best_time(lambda: [c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)], 3)
+    after = best_time(lambda: c.uniform_grid._disc_masses(density, m, queries, radii), 3)
     results |= {f"Alg. 7 grid mass, moons m={m} |X|=100: per query (s)": before,
                 "Alg. 7 grid mass: all queries at once (s)": after,
                 "Alg. 7 grid mass: speed-up": before / after}

@@ -35,8 +35,8 @@ def main() -> dict:
     x = cgp.sample_tuple(path, 20000, rng)
     releases = {"PCH (CGP)": cgp.pch(x, rng, rho=5e-4).released, "Basic (CGP)": cgp.cgp_basic(x, 5e-4, rng)}
     for name, released in releases.items():
-        assert cgp.hull_jaccard(x, released) == cgp._hull_jaccard_all_points(x, released)
-        before = best_time(lambda: cgp._hull_jaccard_all_points(x, released), 5)
+        assert cgp.hull_jaccard(x, released) == cgp.hull._hull_jaccard_all_points(x, released)
+        before = best_time(lambda: cgp.hull._hull_jaccard_all_points(x, released), 5)
         after = best_time(lambda: cgp.hull_jaccard(x, released), 5)
         results |= {f"hull_jaccard n=20000 vs {name}: all points (s)": before,
                     f"hull_jaccard n=20000 vs {name}: hull candidates (s)": after,
@@ -54,7 +54,7 @@ def main() -> dict:
         finally:
             cgp.SVT_CHUNK = chunk
     ks = np.arange(1, 1025)
-    before = best_time(lambda: int(np.clip(ks[np.argmin(cgp._pch_error_bound_loop(ks, 20000, 5000.0, 0.1, rho=5e-4))],
+    before = best_time(lambda: int(np.clip(ks[np.argmin(cgp.hull._pch_error_bound_loop(ks, 20000, 5000.0, 0.1, rho=5e-4))],
                                            16, 128)), 5)
     after = best_time(lambda: cgp.choose_anchor_count(20000, 5000.0, 0.1, rho=5e-4), 5)
     results |= {"choose_anchor_count k<=1024: one k at a time (s)": before,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpnn import accounting, mechanisms
+from dpnn import accounting, data, mechanisms
 from dpnn import cgp
 
 FALSE_ALARM = 1e-3
@@ -188,7 +188,7 @@ def test_svt_halting_index_matches_direct_simulation():
 def test_svt_drawn_in_chunks_has_the_one_at_a_time_law(monkeypatch, chunk):
     # The same test with the Laplace variables drawn 2 or 3 at a time, so a pass over the five queries
     # spans several chunks and ends inside one (false-failure rate 1e-3 for each chunk size).
-    monkeypatch.setattr(cgp, "SVT_CHUNK", chunk)
+    monkeypatch.setattr(cgp.svt, "SVT_CHUNK", chunk)
     _svt_law_matches_direct_simulation(20_000, 30_000 + chunk)
 
 
@@ -605,7 +605,7 @@ def test_clean_fixes_drops_region_and_speed_outliers_exactly():
     np.testing.assert_array_equal(keep, [True, True, False, True, False, True])
     assert cgp.clean_fixes(lat, lon, time, region=None, max_speed=None).all()
     # the distance is the haversine one: 0.01 degree of latitude is 1113.2 m on this sphere
-    assert cgp._ground_distance(37.0, -122.0, 37.01, -122.0) == pytest.approx(6378137.0 * math.radians(0.01))
+    assert data._ground_distance(37.0, -122.0, 37.01, -122.0) == pytest.approx(6378137.0 * math.radians(0.01))
     with pytest.raises(ValueError, match="sorted"):
         cgp.clean_fixes(lat, lon, time[::-1])
     with pytest.raises(ValueError, match="max_speed"):

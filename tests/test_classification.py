@@ -277,7 +277,7 @@ def test_interactive_conversion_frequencies_match_the_exponential_mechanism(monk
     epsilon_hat = 1.0 * n / (1 - c.SIZE_SHARE)
     uniform_radii = []
     r_unif = c.r_unif
-    monkeypatch.setattr(c, "r_unif", lambda *a, **kw: uniform_radii.append(r_unif(*a, **kw)) or uniform_radii[-1])
+    monkeypatch.setattr(c.interactive, "r_unif", lambda *a, **kw: uniform_radii.append(r_unif(*a, **kw)) or uniform_radii[-1])
     radii = c.convert_interactive(points, np.tile([0.5, 0.5], (n, 1)), k, epsilon_hat, np.random.default_rng(31))
     step = 2 * uniform_radii[0][0] / 10
     candidates = step * np.arange(1, 11)
@@ -301,7 +301,7 @@ def test_interactive_conversion_uses_a_noisy_size_with_scale_one_over_its_share(
     points, epsilon_hat = rng.random((500, 2)), 2.0
     sizes = []
     r_unif = c.r_unif
-    monkeypatch.setattr(c, "r_unif", lambda k, n_points, *a, **kw: sizes.append(n_points) or r_unif(
+    monkeypatch.setattr(c.interactive, "r_unif", lambda k, n_points, *a, **kw: sizes.append(n_points) or r_unif(
         k, n_points, *a, **kw))
     for _ in range(2000):
         c.convert_interactive(points, [[0.5, 0.5]], 5, epsilon_hat, rng)
@@ -354,7 +354,7 @@ def test_disc_rectangle_area_against_shapely_and_exact_cases():
 
 def test_grid_mass_in_three_dimensions_is_exact_for_a_ball_inside_one_cell():
     grid = c.PrivateGrid(np.full((1, 1, 1), 500.0), 1, 1.0)
-    samples = c._ball_directions(3, 64, np.random.default_rng(15))
+    samples = c.uniform_grid._ball_directions(3, 64, np.random.default_rng(15))
     mass = c.grid_mass(grid, np.array([[0.5, 0.5, 0.5]]), np.array([0.3]), samples=samples)
     assert mass[0] == pytest.approx(500 * 4 / 3 * math.pi * 0.3**3)
 
@@ -409,8 +409,9 @@ def test_alg_5_gives_w_epsilon_to_the_conversion_and_the_rest_to_alg_3(monkeypat
             return original(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(c, converter, recording(converter, 3 if converter == "convert_interactive" else 1))
-    monkeypatch.setattr(c, "rn_classify_batch", recording("rn_classify_batch", 4))
+    home = c.interactive if converter == "convert_interactive" else c.uniform_grid
+    monkeypatch.setattr(home, converter, recording(converter, 3 if converter == "convert_interactive" else 1))
+    monkeypatch.setattr(c.overlap, "rn_classify_batch", recording("rn_classify_batch", 4))
     points, labels = _two_clusters(np.random.default_rng(34), 300)
     c.knn_classify_private(points, labels, np.random.default_rng(35).random((10, 2)), 5, 2.0,
                            np.random.default_rng(36), n_labels=2, conversion=conversion, w=0.3)
@@ -589,12 +590,12 @@ def test_knn_counts_move_by_at_most_one_when_a_record_is_added_on_lattices_with_
         bigger = _with_record(points, labels, record, label)
         query = LATTICE[rng.integers(0, 9)][None, :]
         for k in (1, 2, 4, 8, 12, 25):
-            before = c._knn_counts(points, labels, query, k, 2)
-            after = c._knn_counts(*bigger, query, k, 2)
+            before = c.knn._knn_counts(points, labels, query, k, 2)
+            after = c.knn._knn_counts(*bigger, query, k, 2)
             assert np.abs(after - before).max() <= 1, (points.tolist(), labels.tolist(), record, label, k)
     # The found case: the counts now move by at most one.
-    before = c._knn_counts(TIE_POINTS, TIE_LABELS, CENTRE, 8, 2)
-    after = c._knn_counts(*_with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0), CENTRE, 8, 2)
+    before = c.knn._knn_counts(TIE_POINTS, TIE_LABELS, CENTRE, 8, 2)
+    after = c.knn._knn_counts(*_with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0), CENTRE, 8, 2)
     assert np.abs(after - before).max() <= 1
 
 
@@ -610,7 +611,7 @@ def test_knn_baseline_privacy_loss_with_ties_is_at_most_epsilon():
 
     epsilon = 1.0
     bigger = _with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0)
-    laws = [c.exponential_label_probabilities(c._knn_counts(p, l, CENTRE, 8, 2)[0].astype(float), epsilon)
+    laws = [c.exponential_label_probabilities(c.knn._knn_counts(p, l, CENTRE, 8, 2)[0].astype(float), epsilon)
             for p, l in ((TIE_POINTS, TIE_LABELS), bigger)]
     assert np.max(np.abs(np.log(laws[0]) - np.log(laws[1]))) <= epsilon + 1e-12
     draws = 200_000
@@ -671,5 +672,5 @@ def test_ball_counts_equal_ckdtree_counts_for_every_candidate_radius():
         tree = cKDTree(points)
         expected = np.stack([tree.query_ball_point(queries, radii[:, j], return_length=True)
                              for j in range(10)], axis=1)
-        np.testing.assert_array_equal(c._ball_counts(points, queries, radii), expected)
-    assert c._ball_counts(np.zeros((0, 3)), rng.random((4, 3)), np.ones((4, 2))).tolist() == [[0, 0]] * 4
+        np.testing.assert_array_equal(c.interactive._ball_counts(points, queries, radii), expected)
+    assert c.interactive._ball_counts(np.zeros((0, 3)), rng.random((4, 3)), np.ones((4, 2))).tolist() == [[0, 0]] * 4

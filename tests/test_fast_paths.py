@@ -32,8 +32,8 @@ def _hull_inputs():
 
 @pytest.mark.parametrize("name, points, released", list(_hull_inputs()), ids=[c[0] for c in _hull_inputs()])
 def test_hull_jaccard_equals_shapely_on_all_points(name, points, released):
-    assert cgp.hull_jaccard(points, released) == cgp._hull_jaccard_all_points(points, released)
-    assert cgp.hull_jaccard(released, points) == cgp._hull_jaccard_all_points(released, points)
+    assert cgp.hull_jaccard(points, released) == cgp.hull._hull_jaccard_all_points(points, released)
+    assert cgp.hull_jaccard(released, points) == cgp.hull._hull_jaccard_all_points(released, points)
 
 
 def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
@@ -41,7 +41,7 @@ def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
 
     rng = np.random.default_rng(3)
     points = rng.normal(0, 1000, (20000, 2))
-    kept = cgp._hull_candidates(points)
+    kept = cgp.hull._hull_candidates(points)
     vertices = np.asarray(MultiPoint(points).convex_hull.exterior.coords)
     assert {tuple(v) for v in vertices} <= {tuple(p) for p in kept}
     assert len(kept) < 100  # a Gaussian cloud of 20000 has about 20 hull vertices
@@ -76,7 +76,7 @@ def test_overlap_components_equal_the_networkx_path_on_the_notebook_graphs():
     from dpnn import classification as c
 
     for name, graph in _overlap_graphs():
-        expected = [(sorted(nodes), c._max_clique_size_networkx(graph.subgraph(nodes)))
+        expected = [(sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
                     for nodes in nx.connected_components(graph)]
         assert c.overlap_components(graph) == expected, name
         assert c.max_clique_size(graph) == max(size for _, size in expected), name
@@ -107,9 +107,9 @@ def test_disc_masses_equal_the_per_query_box_mass(m):
     density = np.maximum(rng.normal(1.0, 2.0, (m, m)), 0.0)
     queries = np.concatenate([rng.random((100, 2)), [[0.0, 0.0], [1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]])
     radii = np.concatenate([rng.uniform(0, 1.5, 100) ** 3, [1e-12, 2.0, 0.3, 1 / m]])
-    expected = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
-    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii), expected)
-    np.testing.assert_array_equal(c._disc_masses(density, m, queries, radii, cells=50), expected)  # many blocks
+    expected = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+    np.testing.assert_array_equal(c.uniform_grid._disc_masses(density, m, queries, radii), expected)
+    np.testing.assert_array_equal(c.uniform_grid._disc_masses(density, m, queries, radii, cells=50), expected)  # many blocks
 
 
 def test_noninteractive_conversion_on_moons_unchanged():
@@ -122,10 +122,10 @@ def test_noninteractive_conversion_on_moons_unchanged():
     for gamma in (1e-3 * np.sqrt(2), 0.05):
         for k in (1, 30, 200):
             radii = c.convert_noninteractive(grid, queries, k, gamma, np.random.default_rng(2))
-            masses = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+            masses = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
             np.testing.assert_array_equal(c.grid_mass(grid, queries, radii), masses)
             below = radii - gamma / 2
-            reference = np.array([c._box_mass(density, m, q, r) for q, r in zip(queries, below)])
+            reference = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, below)])
             np.testing.assert_array_equal(c.grid_mass(grid, queries, below), reference)
 
 
@@ -139,8 +139,8 @@ def test_knn_counts_equal_the_lexsort_path(name):
     n_labels = int(labels.max() + 1)
     train, queries = points[:-60], points[-60:]
     for k in (1, 5, 30, len(train) - 1, len(train), len(train) + 5):
-        np.testing.assert_array_equal(c._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
-                                      c._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels))
+        np.testing.assert_array_equal(c.knn._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
+                                      c.knn._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels))
 
 
 def test_knn_counts_break_many_ties_by_record_order():
@@ -152,9 +152,9 @@ def test_knn_counts_break_many_ties_by_record_order():
     queries = np.concatenate([rng.integers(0, 4, (50, 2)).astype(float), rng.random((50, 2)) * 3])
     for k in (1, 2, 7, 25, 26, 100, 399):
         for chunk in (1 << 22, 900):
-            np.testing.assert_array_equal(c._knn_counts(points, labels, queries, k, 3, chunk=chunk),
-                                          c._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
-    assert c._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0
+            np.testing.assert_array_equal(c.knn._knn_counts(points, labels, queries, k, 3, chunk=chunk),
+                                          c.knn._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
+    assert c.knn._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0
 
 
 # --- the one-call memo of exact counts -------------------------------------------------------------
@@ -164,22 +164,22 @@ def test_remembered_counts_are_the_computed_ones_and_not_shared():
 
     points, labels = data.classification_dataset("wine")
     queries, radii = points[:30], np.full(30, 0.4)
-    first = c._counts(points, labels, 3, queries, radii)
-    np.testing.assert_array_equal(first, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    first = c.rn._counts(points, labels, 3, queries, radii)
+    np.testing.assert_array_equal(first, c.rn._counts.__wrapped__(points, labels, 3, queries, radii))
     first[:] = -1  # the caller's copy, not the memory
-    again = c._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
-    np.testing.assert_array_equal(again, c._counts.__wrapped__(points, labels, 3, queries, radii))
+    again = c.rn._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
+    np.testing.assert_array_equal(again, c.rn._counts.__wrapped__(points, labels, 3, queries, radii))
     moved = queries.copy()
     moved[0, 0] = np.nextafter(moved[0, 0], 2.0)  # one ulp: a different call
-    assert c._same(moved, moved.copy()) and not c._same(moved, queries)
-    assert not c._same(np.array([0.0]), np.array([-0.0])) and not c._same(np.array([1]), np.array([1.0]))
-    np.testing.assert_array_equal(c._counts(points, labels, 3, moved, radii),
-                                  c._counts.__wrapped__(points, labels, 3, moved, radii))
-    np.testing.assert_array_equal(c._knn_counts(points, labels, queries, 5, 3, chunk=100),
-                                  c._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100))
-    components = c._batch_components(queries, radii)
+    assert c.inputs._same(moved, moved.copy()) and not c.inputs._same(moved, queries)
+    assert not c.inputs._same(np.array([0.0]), np.array([-0.0])) and not c.inputs._same(np.array([1]), np.array([1.0]))
+    np.testing.assert_array_equal(c.rn._counts(points, labels, 3, moved, radii),
+                                  c.rn._counts.__wrapped__(points, labels, 3, moved, radii))
+    np.testing.assert_array_equal(c.knn._knn_counts(points, labels, queries, 5, 3, chunk=100),
+                                  c.knn._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100))
+    components = c.overlap._batch_components(queries, radii)
     components[0][0].append(999)
-    assert c._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))
+    assert c.overlap._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))
 
 
 @pytest.mark.parametrize("budget", [{"rho": 5e-8}, {"rho": 5e-4}, {"epsilon": 0.01}, {"epsilon": 1.0}])
@@ -191,7 +191,7 @@ def test_pch_error_bound_in_arrays_equals_the_loop_over_k(budget, split):
     for radius in np.geomspace(1.0, 1e6, 40):
         for n in (1000, 20000):
             fast = cgp.pch_error_bound(ks, n, radius, 0.1, split=split, **budget)
-            loop = cgp._pch_error_bound_loop(ks, n, radius, 0.1, split=split, **budget)
+            loop = cgp.hull._pch_error_bound_loop(ks, n, radius, 0.1, split=split, **budget)
             np.testing.assert_allclose(fast, loop, rtol=1e-13)
             assert np.argmin(fast) == np.argmin(loop)
             assert cgp.choose_anchor_count(n, radius, 0.1, split=split, k_range=(1, 1024), **budget) == ks[np.argmin(loop)]
@@ -201,9 +201,9 @@ def test_nearest_distances_in_2d_equal_numpy_norm():
     rng = np.random.default_rng(8)
     points = rng.normal(0, 1e4, size=(5000, 2))
     query = rng.normal(0, 1e4, size=2)
-    np.testing.assert_array_equal(cgp._nearest_distances(points, query), np.linalg.norm(points - query, axis=1))
+    np.testing.assert_array_equal(cgp.svt._nearest_distances(points, query), np.linalg.norm(points - query, axis=1))
     points3 = rng.normal(size=(50, 3))
-    np.testing.assert_array_equal(cgp._nearest_distances(points3, points3[0]), np.linalg.norm(points3 - points3[0], axis=1))
+    np.testing.assert_array_equal(cgp.svt._nearest_distances(points3, points3[0]), np.linalg.norm(points3 - points3[0], axis=1))
 
 
 def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
@@ -217,7 +217,7 @@ def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
     grid = c.private_uniform_grid(points, 0.5, np.random.default_rng(5))
     assert grid.m == 1
     queries, radii = rng.random((40, 10)), np.linspace(0.05, 2.0, 40)
-    samples = c._ball_directions(10, 256, np.random.default_rng(6))
+    samples = c.uniform_grid._ball_directions(10, 256, np.random.default_rng(6))
     locations = queries[:, None, :] + radii[:, None, None] * samples[None]
     inside = np.all((locations >= 0) & (locations <= 1), axis=2)
     cells = np.minimum((np.clip(locations, 0, 1) * grid.m).astype(np.intp), grid.m - 1)
@@ -238,7 +238,7 @@ def test_batch_components_equal_the_networkx_graph_path(dimension, n, scale):
     rng = np.random.default_rng(dimension * 1000 + n)
     queries = rng.random((n, dimension))
     radii = scale * (0.5 + rng.random(n))
-    fast = c._batch_components(queries, radii)
+    fast = c.overlap._batch_components(queries, radii)
     reference = c.overlap_components(c.region_overlap_graph(queries, radii))
     assert fast == reference
 
@@ -255,8 +255,8 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     queries = points[rng.integers(0, len(points), 80)]
     grid = c.private_uniform_grid(points, 0.05, np.random.default_rng(1))
     assert grid.m == 1
-    samples = c._ball_directions(points.shape[1], 256, np.random.default_rng(2))
-    reach = c._sample_reach(queries, samples)
+    samples = c.uniform_grid._ball_directions(points.shape[1], 256, np.random.default_rng(2))
+    reach = c.uniform_grid._sample_reach(queries, samples)
     picked = reach[np.arange(80), rng.integers(0, 256, 80)]
     for radii in (np.linspace(0.01, 3.0, 80), picked, np.nextafter(picked, np.inf), np.nextafter(picked, 0)):
         radii = np.minimum(radii, 5.0)

@@ -1,0 +1,62 @@
+"""Nearest-neighbour search on the releases and its recall (post-processing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpnn._validation import generator, positive_int
+from . import flips, projection_baseline, simhash
+from .projection_baseline import _unit
+from .simhash import _rows
+
+
+def _top(scores, n_neighbours) -> np.ndarray:
+    """Indices of the n smallest scores per row, sorted by score (ties by index)."""
+    n_neighbours = positive_int(n_neighbours, "n_neighbours")
+    if n_neighbours > scores.shape[1]:
+        raise ValueError(f"n_neighbours must be at most the {scores.shape[1]} released rows, "
+                         f"got {n_neighbours}")
+    part = np.argpartition(scores, n_neighbours - 1, axis=1)[:, :n_neighbours]
+    order = np.argsort(np.take_along_axis(scores, part, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(part, order, axis=1)
+
+
+def knn_hamming(release: flips.SimRandRelease, queries, n_neighbours, rng=None) -> np.ndarray:
+    """k nearest released rows to each query in Hamming distance: (m, n_neighbours) indices.
+
+    Queries are hashed exactly with the public R (they are the querier's own
+    vectors). Hamming distances are integers with many ties; with ``rng`` ties
+    are broken uniformly at random, else by row index. Post-processing of the
+    release, so it costs no further privacy.
+    """
+    query_bits = simhash.simhash(queries, release.r)
+    scores = simhash.hamming(query_bits, release.bits).astype(float)
+    if rng is not None:
+        scores += 0.5 * generator(rng).random(scores.shape)
+    return _top(scores, n_neighbours)
+
+
+def knn_euclidean(release: projection_baseline.GaussianRelease, queries, n_neighbours) -> np.ndarray:
+    """k nearest released rows to each projected query in Euclidean distance: (m, n_neighbours).
+
+    Post-processing of the release, so it costs no further privacy.
+    """
+    scores = projection_baseline.squared_distance_estimate(release.points, release.project(queries), release.sigma)
+    return _top(scores, n_neighbours)
+
+
+def exact_knn_angular(x, queries, n_neighbours) -> np.ndarray:
+    """The true k nearest rows of x to each query by angle (cosine similarity): (m, n_neighbours)."""
+    x = _unit(_rows(x))
+    q = _unit(_rows(queries, "queries"))
+    return _top(-(q @ x.T), n_neighbours)
+
+
+def recall_at(found, truth) -> np.ndarray:
+    """Per query: |found ∩ truth| / |truth| (recall@k with k = truth's width)."""
+    found = np.asarray(found)
+    truth = np.asarray(truth)
+    if found.shape[0] != truth.shape[0]:
+        raise ValueError(f"found and truth must have one row per query, got {found.shape} and {truth.shape}")
+    hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1)
+    return hits / truth.shape[1]

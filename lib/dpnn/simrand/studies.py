@@ -1,0 +1,128 @@
+"""The experiments of notebook 12: the estimators' error and recall against the angle.
+
+These drivers sit above the algorithms: nothing in the package imports them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from dpnn._validation import generator, positive_finite, positive_int
+from dpnn.progress import progress
+from . import estimators, flips, projection_baseline, search, simhash
+from .projection_baseline import _unit
+from .search import _top
+from .simhash import _rows
+
+
+def estimator_study(theta, k_values, epsilon_values, alpha, delta, trials, rng):
+    """Simulated mean, spread and 90% error of the de-biased angle estimator against its theory.
+
+    One row per (k, epsilon): SimRand's K and flip probability p for angle bound
+    ``alpha`` and ``delta``, the mean and standard error of
+    :func:`debiased_angle` over ``trials`` simulated pairs at true angle
+    ``theta``, its simulated and analytic standard deviation, and the simulated
+    90% error quantile against the Chebyshev radius at failure 0.1.
+    """
+    import pandas as pd
+
+    rows = []
+    for k in k_values:
+        sensitivity = flips.sensitivity_bound(k, alpha, delta)
+        for epsilon in epsilon_values:
+            p = flips.flip_probability(epsilon, sensitivity)
+            estimate = estimators.debiased_angle(estimators.simulate_hamming(theta, k, epsilon, sensitivity, trials, rng), k, p)
+            rows.append({"k": k, "epsilon": epsilon, "K": sensitivity, "p": p, "mean": estimate.mean(),
+                         "se": estimate.std(ddof=1) / np.sqrt(trials), "std": estimate.std(ddof=1),
+                         "std_theory": estimators.debiased_angle_std(theta, k, p),
+                         "q90": np.quantile(np.abs(estimate - theta), 0.9),
+                         "chebyshev90": estimators.chebyshev_radius(theta, k, p, 0.1)})
+    return pd.DataFrame(rows)
+
+
+def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats, delta, rng, ceiling=False):
+    """Recall@n_neighbours of SimRand and the Gaussian baseline over a grid: a pandas DataFrame.
+
+    The rows of ``data`` are shuffled; the first ``n_queries`` become queries
+    (hashed or projected exactly), the rest are released, ``repeats`` times per
+    (alpha, k, epsilon) and method. Columns: alpha/pi, k, epsilon, method,
+    recall (mean over queries and repeats), se (its standard error, treating
+    the ``n_queries * repeats`` per-query recalls as independent).
+
+    ``ceiling=True`` adds, per (alpha, k), the recall of the same searches without
+    noise (methods "SimHash, no noise" and "JL projection, no noise": exact hashes and
+    projections of the released rows), repeated on every epsilon row for plotting. Its
+    projections come from a child generator (``rng.spawn``), so the private rows are
+    drawn exactly as without it.
+    """
+    import pandas as pd
+
+    data = _rows(data, "data")
+    n_queries = positive_int(n_queries, "n_queries")
+    repeats = positive_int(repeats, "repeats")
+    if n_queries + n_neighbours > data.shape[0]:
+        raise ValueError(f"n_queries + n_neighbours must be at most the {data.shape[0]} rows of data")
+    rng = generator(rng)
+    order = rng.permutation(data.shape[0])
+    queries, database = data[order[:n_queries]], data[order[n_queries:]]
+    truth = search.exact_knn_angular(database, queries, n_neighbours)
+    rows = []
+    ceiling_rng = rng.spawn(1)[0] if ceiling else None
+    for alpha in progress(alphas, total=len(alphas), desc="SimRand recall, alphas"):
+        for k in ks:
+            for epsilon in epsilons:
+                per_query = {"SimRand": [], "Gaussian RP": []}
+                for _ in range(repeats):
+                    sim = flips.simrand(database, k, epsilon, delta, alpha, rng)
+                    per_query["SimRand"].append(search.recall_at(search.knn_hamming(sim, queries, n_neighbours, rng), truth))
+                    gau = projection_baseline.gaussian_projection(database, k, epsilon, delta, alpha, rng)
+                    per_query["Gaussian RP"].append(search.recall_at(search.knn_euclidean(gau, queries, n_neighbours), truth))
+                for method, values in per_query.items():
+                    values = np.concatenate(values)
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
+                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+    if ceiling:
+        rows.extend(_ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, ceiling_rng))
+    return pd.DataFrame(rows)
+
+
+def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng):
+    """Recall of SimHash (Hamming on exact bits) and of a JL projection (Euclidean, no noise)."""
+    unit_db, unit_q = _unit(database), _unit(queries)
+    rows = []
+    for k in ks:
+        per_query = {"SimHash, no noise": [], "JL projection, no noise": []}
+        for _ in range(repeats):
+            r = simhash.projection(k, database.shape[1], rng)
+            bits = flips.SimRandRelease(r, simhash.simhash(database, r), float("inf"), 0.0, 0.0, 0, 0.0)
+            per_query["SimHash, no noise"].append(search.recall_at(search.knn_hamming(bits, queries, n_neighbours, rng), truth))
+            pq, pd_ = unit_q @ r.T, unit_db @ r.T
+            squared = (pq ** 2).sum(axis=1)[:, None] + (pd_ ** 2).sum(axis=1)[None, :] - 2 * pq @ pd_.T
+            per_query["JL projection, no noise"].append(search.recall_at(_top(squared, n_neighbours), truth))
+        for method, values in per_query.items():
+            values = np.concatenate(values)
+            for alpha in alphas:
+                for epsilon in epsilons:
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
+                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+    return rows
+
+
+def clustered_vectors(n, d, n_clusters, spread, rng) -> tuple[np.ndarray, np.ndarray]:
+    """n vectors in d dimensions around n_clusters random unit directions, with labels.
+
+    Centres are uniform on the unit sphere; each point is its centre plus
+    N(0, spread^2 / d) noise per coordinate, so ``spread`` is the typical
+    distance from the centre (roughly the angle, for small spread).
+    """
+    n = positive_int(n, "n")
+    d = positive_int(d, "d", minimum=2)
+    n_clusters = positive_int(n_clusters, "n_clusters")
+    spread = positive_finite(spread, "spread")
+    rng = generator(rng)
+    centres = _unit(rng.standard_normal((n_clusters, d)))
+    labels = rng.integers(0, n_clusters, size=n)
+    points = centres[labels] + rng.normal(0.0, spread / math.sqrt(d), size=(n, d))
+    return points, labels
