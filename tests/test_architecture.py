@@ -1,0 +1,151 @@
+"""The library's layout: no import cycles and no upward imports.
+
+Every module of ``lib/dpnn`` is read as text (nothing is imported), and every
+``import`` in it, at the top or inside a function, becomes an edge to the ``dpnn``
+module it names. The modules are placed in layers, from the foundations to the
+command-line tools; an import may go to the same layer or a lower one, never up,
+and the graph may have no cycle. A new module must be given a layer in ``LAYERS``.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "dpnn"
+
+#: The layers, lowest first. A module may import only from its own layer or below.
+LAYERS = [
+    ("foundations", ["dpnn._validation", "dpnn.progress", "dpnn.cases"]),
+    ("primitives", ["dpnn.mechanisms", "dpnn.accounting", "dpnn.audit", "dpnn.metrics",
+                    "dpnn.data"]),
+    ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.baselines", "dpnn.privbayes"]),
+    ("sources' algorithms", ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*",
+                             "dpnn.simrand.*"]),
+    ("studies", ["dpnn.*.studies", "dpnn.experiments", "dpnn.claims", "dpnn.claims.*"]),
+    ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand"]),
+    ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
+    ("tools", ["dpnn.run", "dpnn.book", "dpnn.student", "dpnn"]),
+]
+
+
+def module_name(path: Path) -> str:
+    parts = ("dpnn",) + path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def layer(name: str) -> int:
+    """The highest layer whose patterns match ``name``.
+
+    A package's ``studies`` also matches its algorithms' pattern; the higher layer wins.
+    """
+    matches = [i for i, (_, patterns) in enumerate(LAYERS)
+               if any(fnmatch.fnmatchcase(name, p) for p in patterns)]
+    if not matches:
+        raise LookupError(name)
+    return max(matches)
+
+
+def imports(name: str, path: Path, known: set[str]) -> set[str]:
+    """The ``dpnn`` modules that ``name`` imports, at module level or inside functions."""
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[:len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            # ``from a import b`` imports the module a.b when there is one, else a
+            targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                       for alias in node.names]
+        else:
+            continue
+        found |= {t for t in targets if t in known and t != name}
+    return found
+
+
+def import_graph() -> nx.DiGraph:
+    found = modules()
+    graph = nx.DiGraph()
+    graph.add_nodes_from(found)
+    for name, path in found.items():
+        graph.add_edges_from((name, target) for target in imports(name, path, set(found)))
+    return graph
+
+
+def test_every_module_has_a_layer():
+    missing = [name for name in modules() if not _has_layer(name)]
+    assert not missing, f"give these modules a layer in LAYERS: {missing}"
+
+
+def _has_layer(name):
+    try:
+        layer(name)
+    except LookupError:
+        return False
+    return True
+
+
+def test_the_library_has_no_import_cycle():
+    cycles = list(nx.simple_cycles(import_graph()))
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_no_module_imports_a_higher_layer():
+    upward = [(a, LAYERS[layer(a)][0], b, LAYERS[layer(b)][0])
+              for a, b in import_graph().edges if layer(b) > layer(a)]
+    assert not upward, f"upward imports (module, layer, imported, layer): {upward}"
+
+
+def test_algorithms_never_import_their_studies():
+    graph = import_graph()
+    offenders = [(a, b) for a, b in graph.edges
+                 if b.endswith(".studies") and a != b.rsplit(".", 1)[0]]
+    assert not offenders, offenders
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from . import layout\n", {"dpnn.psd.layout"}),
+    ("from .layout import PSD\n", {"dpnn.psd.layout"}),
+    ("def f():\n    from dpnn.psd import quadtree\n", {"dpnn.psd.quadtree"}),
+    ("from dpnn import mechanisms\n", {"dpnn.mechanisms"}),
+    ("import dpnn.psd.kdtree\n", {"dpnn.psd.kdtree"}),
+])
+def test_imports_are_read_at_every_depth(tmp_path, source, expected):
+    path = tmp_path / "probe.py"
+    path.write_text(source)
+    known = set(modules())
+    assert imports("dpnn.psd.probe", path, known) == expected
+
+
+def test_a_cycle_and_an_upward_import_are_caught():
+    graph = nx.DiGraph([("dpnn.psd.quadtree", "dpnn.psd.postprocessing"),
+                        ("dpnn.psd.postprocessing", "dpnn.psd.quadtree")])
+    assert list(nx.simple_cycles(graph))
+    assert layer("dpnn.mechanisms") < layer("dpnn.cgp.studies") < layer("dpnn.plots.psd")
+    assert layer("dpnn.psd.studies") > layer("dpnn.psd.quadtree")
+
+
+def test_no_module_is_longer_than_about_400_lines():
+    long = {name: n for name, path in modules().items()
+            if (n := len(path.read_text().splitlines())) > LONG_MODULES.get(name, 420)}
+    assert not long, f"split these modules by idea: {long}"
+
+
+#: Modules allowed past 420 lines for now, each at its current length at most.
+LONG_MODULES = {
+    "dpnn.accounting": 600,
+    "dpnn.traversal": 520,
+}
