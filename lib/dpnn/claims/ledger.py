@@ -1,0 +1,74 @@
+"""The registry of claims by notebook, their judging, and the ledger files.
+
+:func:`judge` runs every claim of a notebook on its result tables and returns the
+notebook's slice of the ledger, one row per claim; :func:`write_ledger` writes it
+as CSV beside the figures the run writes (``$DPNN_FIGURES_DIR``, which the runner
+points at the committed ``figures/`` only for a plain default run, at
+``figures/thesis/`` for a plain thesis run and at ``build/`` otherwise; without
+it, an interactive session writes to the git-ignored ``build/interactive/``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from . import thesis_comparison, thesis_distance
+from .core import VERDICTS, Claim
+
+#: Every judged claim, by notebook.
+REGISTRY: dict[str, tuple[Claim, ...]] = {
+    thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
+    thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+}
+COLUMNS = ["source", "section", "figure", "claim", "measured", "rule", "verdict", "why",
+           "numbers"]
+
+
+def claims_of(notebook: str) -> tuple[Claim, ...]:
+    """The registered claims of ``notebook`` (its file stem)."""
+    if notebook not in REGISTRY:
+        raise ValueError(f"notebook must be one of {sorted(REGISTRY)}, "
+                         f"got {notebook!r}")
+    return REGISTRY[notebook]
+
+
+def judge(notebook: str, **tables) -> pd.DataFrame:
+    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice."""
+    rows = []
+    for claim in claims_of(notebook):
+        verdict = claim.judge(tables)
+        rows.append({"source": claim.source, "section": claim.section,
+                     "figure": claim.figure, "claim": claim.quote,
+                     "measured": claim.measured, "rule": claim.rule,
+                     "verdict": verdict.word, "why": verdict.why,
+                     "numbers": verdict.numbers})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """How many claims of each source agree, partly agree, differ, can't compare."""
+    counts = pd.crosstab(ledger["source"], ledger["verdict"])
+    return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def ledger_dir() -> Path:
+    """Where ledgers are written: the run's figures folder (see module docstring)."""
+    configured = os.environ.get("DPNN_FIGURES_DIR")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[3] / "build" / "interactive" / "figures"
+
+
+def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
+    """Write a notebook's ledger slice to ``ledger_<notebook>.csv``; return the path."""
+    claims_of(notebook)
+    directory = ledger_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"ledger_{notebook}.csv"
+    partial = directory / f".ledger_{notebook}.csv.partial"
+    ledger.to_csv(partial, index=False, lineterminator="\n")
+    os.replace(partial, path)
+    return path
