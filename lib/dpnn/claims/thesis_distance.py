@@ -84,8 +84,9 @@ def _geo_everywhere(t):
         for v in sorted(sweep.loc[sweep["N"] == t["n_main"], "variant"].unique()):
             for m in ("top5", "raw"):
                 geo, dptt = _c(t, v, m, d, geo=True), _c(t, v, m, d)
-                parts[f"{d}-D {v} {m}"] = above(geo, dptt, x_name=X)
-    return combine(parts)
+                parts[f"{d}-D {v} {m}"] = paired(above, ("GEO", geo), (v, dptt),
+                                                 x_name=X)
+    return combine(parts) if parts else not_comparable("no variant in this run")
 
 
 def _fig6_6(t):
