@@ -308,8 +308,7 @@ def test_summary_counts_each_verdict_per_source():
 
 VERDICT_WORDS = re.compile(r"\b(agrees|partly|differs|not comparable)\b", re.IGNORECASE)
 #: Notebooks whose verdicts are not yet computed by dpnn.claims: this list only shrinks.
-NOT_YET_CONVERTED = {"07_experiments_distance", "08_experiments_comparison",
-                     "11_concentrated_geo_privacy"}
+NOT_YET_CONVERTED = {"08_experiments_comparison", "11_concentrated_geo_privacy"}
 
 
 def typed_verdicts(path: Path) -> list[str]:

@@ -23,8 +23,8 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
 }
-COLUMNS = ["source", "section", "figure", "claim", "measured", "rule", "verdict", "why",
-           "numbers"]
+COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
+           "why", "numbers"]
 
 
 def claims_of(notebook: str) -> tuple[Claim, ...]:
@@ -38,14 +38,41 @@ def claims_of(notebook: str) -> tuple[Claim, ...]:
 def judge(notebook: str, **tables) -> pd.DataFrame:
     """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice."""
     rows = []
-    for claim in claims_of(notebook):
+    registered = claims_of(notebook)
+    figures = [claim.figure for claim in registered]
+    for claim, key in zip(registered, _ids(figures)):
         verdict = claim.judge(tables)
-        rows.append({"source": claim.source, "section": claim.section,
+        rows.append({"id": key, "source": claim.source, "section": claim.section,
                      "figure": claim.figure, "claim": claim.quote,
                      "measured": claim.measured, "rule": claim.rule,
                      "verdict": verdict.word, "why": verdict.why,
                      "numbers": verdict.numbers})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _ids(figures: list[str]) -> list[str]:
+    """A claim's id: its figure, with a, b, ... where one figure has several claims."""
+    out, seen = [], {}
+    for figure in figures:
+        seen[figure] = seen.get(figure, -1) + 1
+        out.append(figure + ("abcdefghij"[seen[figure]] if figures.count(figure) > 1
+                             else ""))
+    return out
+
+
+def view(ledger: pd.DataFrame, width: int = 300) -> pd.DataFrame:
+    """The ledger for reading: id, the source's words, verdict, why and the deciding
+    numbers, texts cut at ``width`` characters (the CSV keeps them whole)."""
+    if width < 20:
+        raise ValueError(f"width must be at least 20 characters, got {width}")
+
+    def cut(text):
+        return text if len(text) <= width else text[:width - 1] + "…"
+
+    shown = ledger[["id", "section", "claim", "verdict", "why", "numbers"]].copy()
+    for column in ("claim", "why", "numbers"):
+        shown[column] = shown[column].map(cut)
+    return shown.set_index("id")
 
 
 def summary(ledger: pd.DataFrame) -> pd.DataFrame:

@@ -10,6 +10,8 @@ says it is not comparable in this run.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -96,4 +98,5 @@ def release_share(table, variants, dataset: str) -> dict:
 
 def paired(rule, a: tuple, b: tuple, **kw) -> Verdict:
     """``rule(curve_a, curve_b, **kw)``; not comparable if a (name, curve) is absent."""
-    return missing(a, b) or rule(a[1], b[1], **kw)
+    return missing(a, b) or rule(replace(a[1], name=a[0]), replace(b[1], name=b[0]),
+                                 **kw)
