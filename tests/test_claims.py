@@ -266,7 +266,10 @@ def empty_tables():
                                 "geo_raw_se",
                                 "geo_top5", "geo_top5_se"])
     communication = pd.DataFrame(columns=["variant", "N", "sent_share"])
-    return {"sweep": sweep, "geo": geo, "communication": communication, "n_main": 1000}
+    schedules = pd.DataFrame(columns=["total", "family", "exact_leaf", "exact_leaf_se",
+                                      "distance", "distance_se"])
+    return {"sweep": sweep, "geo": geo, "communication": communication, "n_main": 1000,
+            "schedules": schedules}
 
 
 @pytest.mark.parametrize("notebook", sorted(claims.REGISTRY))
@@ -275,6 +278,19 @@ def test_a_run_without_data_gives_not_comparable_for_every_claim(notebook):
     assert len(ledger) == len(claims.claims_of(notebook))
     assert set(ledger["verdict"]) == {claims.NOT_COMPARABLE}
     assert list(ledger.columns) == claims.ledger.COLUMNS
+
+
+def test_every_at_every_budget_claim_needs_every_budget():
+    a = claims.Curve(X, np.array([0.6, 0.6, 0.6, 0.52]), np.full(4, 0.01))
+    b = flat(0.5)
+    assert claims.above(a, b, source_n=None).word == claims.AGREES
+    assert claims.above(a, b, source_n=None, every=True).word == claims.PARTLY
+
+
+def test_a_distance_has_no_floor_when_asked():
+    near, far = flat(0.01, 0.001), flat(0.03, 0.001)
+    assert claims.above(far, near).word == claims.NOT_COMPARABLE
+    assert claims.above(far, near, floor=-np.inf, ceiling=np.inf).word == claims.AGREES
 
 
 def test_every_claim_quotes_its_source_and_states_its_rule():

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import thesis_comparison, thesis_distance
+from . import followup, thesis_comparison, thesis_distance
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+    followup.NOTEBOOK: followup.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
            "why", "numbers"]

@@ -141,10 +141,12 @@ def outcome_band(q, lo: float, hi: float, se_ours, se_total,
 
 
 def over_range(outcomes, xs, values, errors, x_name: str = "x",
-               common: int = 1) -> Verdict:
+               common: int = 1, every: bool = False) -> Verdict:
     """The verdict of per-point outcomes over the informative budgets (module rule).
 
-    ``common`` is the number of common budgets before the floor/ceiling rule.
+    ``common`` is the number of common budgets before the floor/ceiling rule;
+    ``every`` (a claim worded "at every budget") needs the claim to hold at every
+    informative budget to agree.
     """
     outcomes = np.asarray(outcomes)
     numbers = ", ".join(f"{x:.3g}: {v:+.3f} ± {e:.3f}"
@@ -159,7 +161,9 @@ def over_range(outcomes, xs, values, errors, x_name: str = "x",
     where = "; ".join(f"{k} at {x_name} "
                       + ", ".join(f"{x:.3g}" for x in xs[outcomes == k])
                       for k in ("holds", "opposite", "level") if counts[k])
-    if counts["holds"] * 2 >= len(outcomes) and counts["opposite"] == 0:
+    enough = counts["holds"] == len(outcomes) if every else \
+        counts["holds"] * 2 >= len(outcomes)
+    if enough and counts["opposite"] == 0:
         return Verdict(AGREES, where, numbers)
     if counts["holds"] == 0:
         return Verdict(DIFFERS, where, numbers)
@@ -167,14 +171,21 @@ def over_range(outcomes, xs, values, errors, x_name: str = "x",
 
 
 def above(a: Curve, b: Curve, *, source_n: int | None = THESIS_QUERIES, z: float = Z,
-          half: str | None = None, x_name: str = "x") -> Verdict:
-    """Claim: ``a`` lies above ``b`` across the informative range (or its ``half``)."""
+          half: str | None = None, x_name: str = "x", every: bool = False,
+          floor: float = FLOOR, ceiling: float = CEILING) -> Verdict:
+    """Claim: ``a`` lies above ``b`` across the informative range (or its ``half``).
+
+    ``every``: the claim says "at every budget" (see :func:`over_range`); ``floor``
+    and ``ceiling`` bound the informative range (``-inf`` and ``inf`` for a quantity
+    that is not an accuracy, such as a distance).
+    """
     xs, ya, sa, yb, sb = align(a, b)
-    keep = _half(informative(ya, yb), half)
+    keep = _half(informative(ya, yb, floor, ceiling), half)
     d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
     source = np.hypot(source_se(ya, source_n), source_se(yb, source_n))[keep]
     total = np.hypot(se, source)
-    return over_range(outcome_exists(d, se, total, z), xs[keep], d, se, x_name, len(xs))
+    return over_range(outcome_exists(d, se, total, z), xs[keep], d, se, x_name, len(xs),
+                      every)
 
 
 def difference_within(a: Curve, b: Curve, lo: float, hi: float, *,
