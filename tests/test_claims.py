@@ -268,8 +268,9 @@ def empty_tables():
     communication = pd.DataFrame(columns=["variant", "N", "sent_share"])
     schedules = pd.DataFrame(columns=["total", "family", "exact_leaf", "exact_leaf_se",
                                       "distance", "distance_se"])
+    kd_table = pd.DataFrame(columns=["variant", "epsilon", "tree", "shape", "error"])
     return {"sweep": sweep, "geo": geo, "communication": communication, "n_main": 1000,
-            "schedules": schedules}
+            "schedules": schedules, "kd_table": kd_table}
 
 
 @pytest.mark.parametrize("notebook", sorted(claims.REGISTRY))
@@ -293,6 +294,27 @@ def test_a_distance_has_no_floor_when_asked():
     assert claims.above(far, near, floor=-np.inf, ceiling=np.inf).word == claims.AGREES
 
 
+def kd_table(hybrid_error):
+    rows = [{"variant": v, "epsilon": e, "tree": t, "shape": shape,
+             "error": base + 0.01 * t + (0.02 if shape == "b" else 0)}
+            for e in (0.1, 1.0) for t in range(5) for shape in ("a", "b")
+            for v, base in (("kd-standard", 0.5), ("kd-true", 0.3), ("kd-pure", 0.2),
+                            ("kd-cell", 0.4), ("kd-noisymean", 0.45),
+                            ("kd-hybrid", hybrid_error))]
+    return pd.DataFrame(rows)
+
+
+def test_cormode_claims_flip_with_the_data():
+    # median noise 0.5 - 0.3 = 0.2 against count noise 0.3 - 0.2 = 0.1: the medians
+    # matter more; with the hybrid at 0.3 it is the best kd-tree, at 0.6 the worst
+    ledger = claims.judge("10_private_spatial_decompositions", kd_table=kd_table(0.3))
+    assert ledger["verdict"].tolist() == [claims.AGREES, claims.AGREES]
+    worse = kd_table(0.6)
+    worse.loc[worse["variant"] == "kd-pure", "error"] -= 0.2  # count noise now 0.3
+    ledger = claims.judge("10_private_spatial_decompositions", kd_table=worse)
+    assert ledger["verdict"].tolist() == [claims.DIFFERS, claims.DIFFERS]
+
+
 def test_every_claim_quotes_its_source_and_states_its_rule():
     for notebook, registered in claims.REGISTRY.items():
         for claim in registered:
@@ -309,6 +331,17 @@ def test_the_ledger_goes_beside_the_runs_figures(tmp_path, monkeypatch):
     assert pd.read_csv(path)["verdict"].tolist() == ledger["verdict"].tolist()
     monkeypatch.delenv("DPNN_FIGURES_DIR")
     assert claims.ledger_dir().parts[-3:] == ("build", "interactive", "figures")
+
+
+def test_gather_reads_every_slice_of_a_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path))
+    for notebook in sorted(claims.REGISTRY):
+        claims.write_ledger(claims.judge(notebook, **empty_tables()), notebook)
+    whole = claims.gather()
+    assert whole["notebook"].tolist() == [n for n in sorted(claims.REGISTRY)
+                                          for _ in claims.claims_of(n)]
+    assert set(whole["verdict"]) == {claims.NOT_COMPARABLE}
+    assert claims.gather(tmp_path / "empty").empty
 
 
 def test_summary_counts_each_verdict_per_source():

@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import followup, thesis_comparison, thesis_distance
+from . import cormode, followup, thesis_comparison, thesis_distance
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+    cormode.NOTEBOOK: cormode.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
@@ -88,6 +89,18 @@ def ledger_dir() -> Path:
     if configured:
         return Path(configured)
     return Path(__file__).resolve().parents[3] / "build" / "interactive" / "figures"
+
+
+def gather(directory: Path | str | None = None) -> pd.DataFrame:
+    """Every notebook's ledger slice found in ``directory`` (default :func:`ledger_dir`),
+    in reading order, with a ``notebook`` column: the whole ledger of a run."""
+    directory = Path(directory) if directory is not None else ledger_dir()
+    parts = [pd.read_csv(path, keep_default_na=False).assign(
+                 notebook=path.stem.removeprefix("ledger_"))
+             for path in sorted(directory.glob("ledger_*.csv"))]
+    if not parts:
+        return pd.DataFrame(columns=["notebook"] + COLUMNS)
+    return pd.concat(parts, ignore_index=True)[["notebook"] + COLUMNS]
 
 
 def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
