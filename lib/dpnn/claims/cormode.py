@@ -25,7 +25,8 @@ PRIVATE_KD = ("kd-standard", "kd-hybrid", "kd-cell", "kd-noisymean")
 
 def per_tree(kd_table: pd.DataFrame) -> pd.DataFrame:
     """Mean error over the query shapes of each (variant, epsilon, tree)."""
-    return kd_table.groupby(["variant", "epsilon", "tree"])["error"].mean().reset_index()
+    trees = kd_table.groupby(["variant", "epsilon", "tree"])["error"].mean()
+    return trees.reset_index()
 
 
 def _stats(kd_table, variant):
@@ -43,7 +44,8 @@ def _curve(kd_table, variant, name=""):
     if found is None or found[1].isna().any():
         return None
     mean, se = found
-    return Curve(mean.index.to_numpy(float), mean.to_numpy(), se.to_numpy(), name or variant)
+    return Curve(mean.index.to_numpy(float), mean.to_numpy(), se.to_numpy(),
+                 name or variant)
 
 
 def _median_over_counts(t):
@@ -76,12 +78,13 @@ def _hybrid_best(t):
 
 CLAIMS = (
     Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 5",
-          "'Adding noise to counts does not dramatically degrade query accuracy … it is "
-          "the noise in the choice of medians which seems to have the greater impact'",
+          "'Adding noise to counts does not dramatically degrade query accuracy … it "
+          "is the noise in the choice of medians which seems to have the greater "
+          "impact'",
           "median noise (kd-standard − kd-true) minus count noise (kd-true − kd-pure), "
           "relative error averaged over the query shapes, per budget ε",
-          "the median noise larger: an effect that exists across the budgets, beyond two "
-          "standard errors over the independent trees (dpnn.claims.rules)",
+          "the median noise larger: an effect that exists across the budgets, beyond "
+          "two standard errors over the independent trees (dpnn.claims.rules)",
           _median_over_counts),
     Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 5",
           "'Of the kd-tree variations, the kd-hybrid seems the most reliably accurate'",

@@ -92,8 +92,8 @@ def ledger_dir() -> Path:
 
 
 def gather(directory: Path | str | None = None) -> pd.DataFrame:
-    """Every notebook's ledger slice found in ``directory`` (default :func:`ledger_dir`),
-    in reading order, with a ``notebook`` column: the whole ledger of a run."""
+    """Every notebook's ledger slice in ``directory`` (default :func:`ledger_dir`), in
+    reading order, with a ``notebook`` column: the whole ledger of a run."""
     directory = Path(directory) if directory is not None else ledger_dir()
     parts = [pd.read_csv(path, keep_default_na=False).assign(
                  notebook=path.stem.removeprefix("ledger_"))

@@ -2,8 +2,9 @@
 
 ``tables``: ``sweep`` (the notebook's grid table without the Fig. 6.1 points),
 ``geo`` (GEO alone at level epsilon* = 1 per radius, with a ``d`` column),
-``communication`` (the Fig. 6.1 points with ``sent_share``) and ``n_main``. Curves are read against the composed
-budget epsilon* of one query (the thesis's x-axis for CMP).
+``communication`` (the Fig. 6.1 points with ``sent_share``) and ``n_main``. Curves
+are read against the composed budget epsilon* of one query (the thesis's x-axis for
+CMP).
 """
 
 from __future__ import annotations
