@@ -233,6 +233,43 @@ def test_clustered_mean_includes_the_between_projection_variation():
     assert se > 3 * values.std(ddof=1) / np.sqrt(values.size)
 
 
+def knn_runs(shift, trajectories=6, repetitions=3, k=1):
+    rng = np.random.default_rng(5)
+    rows = []
+    for t in range(trajectories):
+        level = rng.normal(0, 0.5)  # a trajectory's own level, shared by its runs
+        for r in range(repetitions):
+            for method, offset in (("CGP PNN", 0.0), ("CGP Basic", shift),
+                                   ("GP PNN", 0.0), ("GP Basic", shift)):
+                rows.append({"k": k, "trajectory": t, "repetition": r, "method": method,
+                             "error": 3 + level + offset + rng.normal(0, 0.2)})
+    return pd.DataFrame(rows)
+
+
+def test_median_gap_resamples_trajectories_and_is_reproducible():
+    runs = knn_runs(2.0)
+    gap, low, high = claims.median_gap(runs, "CGP PNN", "CGP Basic", "error", seed=1)
+    assert low < gap < high and low > 0
+    assert claims.median_gap(runs, "CGP PNN", "CGP Basic", "error", seed=1) == \
+        (gap, low, high)
+    # no shift: the interval holds zero (the trajectories' own levels, sd 0.5, move
+    # both methods' medians together in every resample)
+    _, low0, high0 = claims.median_gap(knn_runs(0.0), "CGP PNN", "CGP Basic", "error",
+                                       seed=1)
+    assert low0 < 0 < high0
+
+
+def test_liang_yi_small_k_claim_flips_with_the_data():
+    tables = {"knn_k": knn_runs(2.0), "hull_n": pd.DataFrame(columns=["n", "method"]),
+              "seed": 0}
+    verdicts = claims.judge("11_concentrated_geo_privacy", **tables)
+    assert verdicts.loc[0, "verdict"] == claims.AGREES
+    tables["knn_k"] = knn_runs(-2.0)
+    verdicts = claims.judge("11_concentrated_geo_privacy", **tables)
+    assert verdicts.loc[0, "verdict"] == claims.DIFFERS
+    assert "reversed" in verdicts.loc[0, "why"]
+
+
 # --- bad input -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, word", [
@@ -248,6 +285,9 @@ def test_clustered_mean_includes_the_between_projection_variation():
     (lambda: claims.Curve(np.array([0.0]), np.array([0.1]), np.array([0.1])), "x"),
     (lambda: claims.claims_of("99_nothing"), "notebook"),
     (lambda: combine({}), "parts"),
+    (lambda: claims.median_gap(knn_runs(1.0), "CGP PNN", "nobody", "error"), "runs"),
+    (lambda: claims.median_gap(knn_runs(1.0), "CGP PNN", "GP PNN", "error",
+                               n_resamples=10), "n_resamples"),
 ])
 def test_bad_input_names_the_argument(call, word):
     with pytest.raises(ValueError, match=word):
@@ -269,7 +309,11 @@ def empty_tables():
     schedules = pd.DataFrame(columns=["total", "family", "exact_leaf", "exact_leaf_se",
                                       "distance", "distance_se"])
     kd_table = pd.DataFrame(columns=["variant", "epsilon", "tree", "shape", "error"])
-    return {"sweep": sweep, "geo": geo, "communication": communication, "n_main": 1000,
+    knn_k = pd.DataFrame(columns=["k", "method", "error", "trajectory", "repetition"])
+    hull_n = pd.DataFrame(columns=["n", "method", "jaccard", "trajectory",
+                                   "repetition"])
+    return {"knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
+            "communication": communication, "n_main": 1000,
             "schedules": schedules, "kd_table": kd_table}
 
 
@@ -344,6 +388,18 @@ def test_gather_reads_every_slice_of_a_run(tmp_path, monkeypatch):
     assert claims.gather(tmp_path / "empty").empty
 
 
+def test_the_ledger_page_has_tables_of_their_headers_width():
+    whole = pd.DataFrame({"notebook": ["07_x", "07_x"], "id": ["6.1", "6.2"],
+                          "source": ["A", "A"], "claim": ["'a | b'", "ε*/Δ 'c'"],
+                          "verdict": [claims.AGREES, claims.DIFFERS],
+                          "why": ["", "ε*/Δ 1e-5, ε*/Δ 1e-4"]})
+    text = claims.page(whole)
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    widths = [len(re.findall(r"(?<!\\)\|", line)) for line in rows]
+    assert widths == [6, 6, 6, 5, 5, 5, 5]  # summary: 2 + 4 verdicts; claims: 4 columns
+    assert "ε\\*/Δ" in text and "## 07_x" in text
+
+
 def test_summary_counts_each_verdict_per_source():
     ledger = pd.DataFrame({"source": ["A", "A", "B"],
                            "verdict": [claims.AGREES, claims.DIFFERS, claims.AGREES]})
@@ -357,7 +413,7 @@ def test_summary_counts_each_verdict_per_source():
 
 VERDICT_WORDS = re.compile(r"\b(agrees|partly|differs|not comparable)\b", re.IGNORECASE)
 #: Notebooks whose verdicts are not yet computed by dpnn.claims: this list only shrinks.
-NOT_YET_CONVERTED = {"11_concentrated_geo_privacy"}
+NOT_YET_CONVERTED: set[str] = set()
 
 
 def typed_verdicts(path: Path) -> list[str]:

@@ -11,6 +11,9 @@
 * Recall over random projections varies between projections as well as between
   queries: :func:`clustered_mean` gives the standard error of the mean over
   projections, each projection's queries averaged first.
+* Medians of heavy-tailed errors over runs on a few trajectories: :func:`median_gap`
+  gives a cluster bootstrap interval (whole trajectories resampled, so the
+  variation between trajectories is kept).
 
 No library we pin has the first two (statsmodels is not a dependency; scipy has
 no Holm adjustment), so they are written here, tested against hand computations
@@ -108,3 +111,34 @@ def cv_better(differences: dict, n_train: int, n_test: int,
                     for o in ("holds", "opposite", "level") if o in outcome.values())
     word = AGREES if len(held) == len(names) else DIFFERS if not held else PARTLY
     return Verdict(word, why, numbers)
+
+
+def median_gap(runs, a: str, b: str, value: str, *, cluster: str = "trajectory",
+               n_resamples: int = 2000, seed: int = 0,
+               level: float = 0.95) -> tuple[float, float, float]:
+    """median(b) - median(a) of ``value`` and its percentile bootstrap interval.
+
+    ``runs`` has one row per run with a ``method`` column; each resample draws the
+    ``cluster`` groups (trajectories) with replacement and keeps all their runs of
+    both methods, so runs sharing a trajectory move together. ``seed`` fixes the
+    resampling (same seed, same interval).
+    """
+    if n_resamples < 100:
+        raise ValueError(f"n_resamples must be at least 100, got {n_resamples}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    parts = {m: runs[runs["method"] == m] for m in (a, b)}
+    if any(p.empty for p in parts.values()):
+        raise ValueError(f"runs must hold both methods {a!r} and {b!r}")
+    groups = sorted(set(runs[cluster]))
+    by = {m: {g: p.loc[p[cluster] == g, value].to_numpy(float) for g in groups}
+          for m, p in parts.items()}
+    rng = np.random.default_rng(seed)
+    gaps = np.empty(n_resamples)
+    for i in range(n_resamples):
+        pick = rng.choice(len(groups), size=len(groups))
+        gaps[i] = (np.median(np.concatenate([by[b][groups[j]] for j in pick]))
+                   - np.median(np.concatenate([by[a][groups[j]] for j in pick])))
+    point = float(np.median(parts[b][value]) - np.median(parts[a][value]))
+    low, high = np.quantile(gaps, [(1 - level) / 2, (1 + level) / 2])
+    return point, float(low), float(high)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cormode, followup, thesis_comparison, thesis_distance
+from . import cormode, followup, liang_yi, thesis_comparison, thesis_distance
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
@@ -23,6 +23,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS,
+    liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
@@ -81,6 +82,26 @@ def summary(ledger: pd.DataFrame) -> pd.DataFrame:
     """How many claims of each source agree, partly agree, differ, can't compare."""
     counts = pd.crosstab(ledger["source"], ledger["verdict"])
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def page(whole: pd.DataFrame, title: str = "The claims ledger") -> str:
+    """The ledger as a Markdown page: the counts per source, then every claim by
+    notebook (its words, verdict and why; the deciding numbers stay in the CSVs)."""
+    def cell(text):
+        return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
+
+    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
+             "`dpnn.claims` from the run that wrote the ledger.", "", "| source | "
+             + " | ".join(VERDICTS) + " |", "| --- |" + " --- |" * len(VERDICTS)]
+    counts = summary(whole) if len(whole) else pd.DataFrame(columns=list(VERDICTS))
+    lines += [f"| {cell(source)} | " + " | ".join(str(int(n)) for n in row) + " |"
+              for source, row in counts.iterrows()]
+    for notebook, part in whole.groupby("notebook", sort=False):
+        lines += ["", f"## {notebook}", "", "| id | claim | verdict | why |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| {cell(r.id)} | {cell(r.claim)} | {r.verdict} | {cell(r.why)} |"
+                  for r in part.itertuples()]
+    return "\n".join(lines) + "\n"
 
 
 def ledger_dir() -> Path:
