@@ -145,6 +145,16 @@ def test_overtakes_flips_and_is_not_comparable_at_the_floor():
     assert claims.overtakes(flat(0.7), level).word == claims.PARTLY
 
 
+def test_overtakes_uses_our_standard_error_at_the_boundary():
+    # b above by 0.05 first, a above by 0.05 later: shown at a combined error of 0.02,
+    # level (so neither part shown) at 0.03
+    def verdict(se):
+        a = claims.Curve(X, np.array([0.45, 0.45, 0.55, 0.55]), np.full(4, se))
+        return claims.overtakes(a, flat(0.5, se)).word
+    assert verdict(0.02 / np.sqrt(2)) == claims.AGREES
+    assert verdict(0.03 / np.sqrt(2)) == claims.DIFFERS
+
+
 def test_exact_comparison_has_no_tolerance_for_sampling():
     assert rules.exact_at_most(48.5, 12.0, "ε*").word == claims.DIFFERS
     assert rules.exact_at_most(12.0, 48.5, "ε*").word == claims.AGREES
