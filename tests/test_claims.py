@@ -280,6 +280,28 @@ def test_liang_yi_small_k_claim_flips_with_the_data():
     assert "reversed" in verdicts.loc[0, "why"]
 
 
+def recall_rows(gap_at_eps_4, se_projections):
+    rows = []
+    for eps in (1.0, 4.0, 16.0):
+        gap = {1.0: 0.0, 4.0: gap_at_eps_4, 16.0: 0.2}[eps]
+        for method, recall in (("SimRand", 0.3 + gap), ("Gaussian RP", 0.3)):
+            rows.append({"alpha/pi": 0.5, "k": 16, "epsilon": eps, "method": method,
+                         "recall": recall, "se": 0.005, "se_projections": se_projections})
+    return pd.DataFrame(rows)
+
+
+def test_separation_claim_counts_the_variation_between_projections():
+    # a gap of 0.06 at eps = 4: a separation with the per-query error 0.005 alone, a tie
+    # within two standard errors once the projections' spread (0.015 each) counts
+    judge = claims.ledger.REGISTRY["12_private_similarity_search"][1].judge
+    assert judge({"recall": recall_rows(0.06, np.nan), "win_margin": 0.02}).word == \
+        claims.PARTLY
+    assert judge({"recall": recall_rows(0.06, 0.015), "win_margin": 0.02}).word == \
+        claims.AGREES
+    assert judge({"recall": recall_rows(0.0, 0.015), "win_margin": 0.02}).word == \
+        claims.AGREES
+
+
 # --- bad input -----------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, word", [
@@ -322,7 +344,10 @@ def empty_tables():
     knn_k = pd.DataFrame(columns=["k", "method", "error", "trajectory", "repetition"])
     hull_n = pd.DataFrame(columns=["n", "method", "jaccard", "trajectory",
                                    "repetition"])
-    return {"knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
+    recall = pd.DataFrame(columns=["alpha/pi", "k", "epsilon", "method", "recall", "se",
+                                   "se_projections"])
+    return {"recall": recall, "win_margin": 0.02,
+            "knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
             "communication": communication, "n_main": 1000,
             "schedules": schedules, "kd_table": kd_table}
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cormode, followup, liang_yi, thesis_comparison, thesis_distance
+from . import cormode, followup, liang_yi, similarity, thesis_comparison, \
+    thesis_distance
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
@@ -24,6 +25,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
+    similarity.NOTEBOOK: similarity.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
