@@ -80,11 +80,11 @@ RULE = ("a tie: the recall difference within ± win_margin up to two standard er
         "(each method's the larger of the per-query and the between-projection "
         "error); a separation: beyond two standard errors")
 CLAIMS = (
-    Claim(NOTEBOOK, SOURCE, "notebook 12 §7", "recall@10, digits",
+    Claim(NOTEBOOK, SOURCE, "notebook 12 §7", "12 §7",
           "'For ε ≤ 2 every setting is a tie at or near chance recall'",
           "SimRand − Gaussian RP recall@10 at every α, k and ε ≤ 2",
           RULE + "; agrees only if every setting ties", _small_budgets),
-    Claim(NOTEBOOK, SOURCE, "notebook 12 (answer first)", "recall@10, digits",
+    Claim(NOTEBOOK, SOURCE, "notebook 12 (answer first)", "12 §7",
           "'Only at ε ≥ 16 do the methods separate'",
           "SimRand − Gaussian RP recall@10 at every α and k, below and from ε = 16",
           RULE + "; agrees only if every setting below ε = 16 ties and some setting "
