@@ -341,12 +341,15 @@ def empty_tables():
     schedules = pd.DataFrame(columns=["total", "family", "exact_leaf", "exact_leaf_se",
                                       "distance", "distance_se"])
     kd_table = pd.DataFrame(columns=["variant", "epsilon", "tree", "shape", "error"])
+    compare_table = pd.DataFrame(columns=["variant", "height", "tree", "shape", "error"])
+    switch_table = pd.DataFrame(columns=["switch", "tree", "shape", "error"])
     knn_k = pd.DataFrame(columns=["k", "method", "error", "trajectory", "repetition"])
     hull_n = pd.DataFrame(columns=["n", "method", "jaccard", "trajectory",
                                    "repetition"])
     recall = pd.DataFrame(columns=["alpha/pi", "k", "epsilon", "method", "recall", "se",
                                    "se_projections"])
-    return {"recall": recall, "win_margin": 0.02,
+    return {"recall": recall, "win_margin": 0.02, "compare_table": compare_table,
+            "switch_table": switch_table,
             "knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
             "communication": communication, "n_main": 1000,
             "schedules": schedules, "kd_table": kd_table}
@@ -386,12 +389,32 @@ def kd_table(hybrid_error):
 def test_cormode_claims_flip_with_the_data():
     # median noise 0.5 - 0.3 = 0.2 against count noise 0.3 - 0.2 = 0.1: the medians
     # matter more; with the hybrid at 0.3 it is the best kd-tree, at 0.6 the worst
-    ledger = claims.judge("10_private_spatial_decompositions", kd_table=kd_table(0.3))
-    assert ledger["verdict"].tolist() == [claims.AGREES, claims.AGREES]
+    empty = empty_tables()
+    ledger = claims.judge("10_private_spatial_decompositions", kd_table=kd_table(0.3),
+                          compare_table=empty["compare_table"],
+                          switch_table=empty["switch_table"])
+    assert ledger["verdict"].tolist()[:2] == [claims.AGREES, claims.AGREES]
     worse = kd_table(0.6)
     worse.loc[worse["variant"] == "kd-pure", "error"] -= 0.2  # count noise now 0.3
-    ledger = claims.judge("10_private_spatial_decompositions", kd_table=worse)
-    assert ledger["verdict"].tolist() == [claims.DIFFERS, claims.DIFFERS]
+    ledger = claims.judge("10_private_spatial_decompositions", kd_table=worse,
+                          compare_table=empty["compare_table"],
+                          switch_table=empty["switch_table"])
+    assert ledger["verdict"].tolist()[:2] == [claims.DIFFERS, claims.DIFFERS]
+
+
+def switch_table(best_level):
+    rows = [{"switch": level, "tree": t, "shape": shape,
+             "error": 0.1 + (0 if level == best_level else 0.05) + 0.005 * t}
+            for level in range(6) for t in range(4) for shape in ("a", "b")]
+    return pd.DataFrame(rows)
+
+
+def test_switch_claim_flips_with_the_best_level():
+    empty = empty_tables()
+    tables = {**empty, "kd_table": kd_table(0.3)}
+    judge = claims.ledger.REGISTRY["10_private_spatial_decompositions"][2].judge
+    assert judge({**tables, "switch_table": switch_table(3)}).word == claims.AGREES
+    assert judge({**tables, "switch_table": switch_table(0)}).word == claims.DIFFERS
 
 
 def test_every_claim_quotes_its_source_and_states_its_rule():

@@ -1,7 +1,9 @@
 """Claims of Cormode et al. on private kd-trees (§VIII, Fig. 5; notebook 10).
 
-``tables``: ``kd_table``, one row per tree, budget ``epsilon``, query ``shape``
-and ``variant`` with the tree's relative ``error`` (:func:`dpnn.psd.psd_comparison`).
+``tables``: ``kd_table`` and ``compare_table`` (:func:`dpnn.psd.psd_comparison`: one
+row per tree, budget ``epsilon`` or ``height``, query ``shape`` and ``variant`` with
+the tree's relative ``error``) and ``switch_table`` (:func:`dpnn.psd.switch_study`:
+the same per hybrid ``switch`` level).
 Each tree is one replicate: its errors are averaged over the query shapes, and a
 variant's error at a budget is the mean over its independent trees, with the
 standard error over trees. Relative errors are not accuracies, so no floor or
@@ -13,8 +15,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .core import Claim, combine, not_comparable
-from .rules import Curve, above
+from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, not_comparable
+from .rules import Z, Curve, above
 
 NOTEBOOK = "10_private_spatial_decompositions"
 SOURCE = "Cormode et al. 2012 (private spatial decompositions)"
@@ -76,6 +78,51 @@ def _hybrid_best(t):
     return combine(parts)
 
 
+def _tree_means(table, keys):
+    """Mean and standard error over trees of each tree's error averaged over shapes."""
+    trees = table.groupby(list(keys) + ["tree"])["error"].mean()
+    grouped = trees.groupby(level=list(range(len(keys))))
+    return grouped.mean(), grouped.std(ddof=1) / np.sqrt(grouped.count())
+
+
+def _lowest(mean, se, best, others, label) -> Verdict:
+    """``best`` has a lower error than each of ``others`` by two standard errors."""
+    if best not in mean.index or se.isna().any():
+        return not_comparable("needs two trees or more of each setting")
+    gaps = {o: (mean[o] - mean[best], np.hypot(se[o], se[best])) for o in others
+            if o in mean.index}
+    held = [o for o, (g, e) in gaps.items() if g > Z * e]
+    numbers = "; ".join(f"{label(o)} − {label(best)}: {g:+.3f} ± {e:.3f}"
+                        for o, (g, e) in gaps.items())
+    word = AGREES if len(held) == len(gaps) else DIFFERS if not held else PARTLY
+    return Verdict(word, f"lower than {len(held)} of {len(gaps)}", numbers)
+
+
+def _switch_half_way(t):
+    mean, se = _tree_means(t["switch_table"], ["switch"])
+    if mean.empty:
+        return not_comparable("no switch study in this run")
+    levels = [int(v) for v in mean.index]
+    half = [v for v in (3, 4) if v in levels]
+    if not half:
+        return not_comparable("levels 3 and 4 not run")
+    best = min(half, key=lambda v: mean[v])
+    return _lowest(mean, se, best, [v for v in levels if v not in half],
+                   lambda v: f"level {v}")
+
+
+def _quad_opt_deep(t):
+    table = t["compare_table"]
+    if table.empty:
+        return not_comparable("no height comparison in this run")
+    deepest = table["height"].max()
+    mean, se = _tree_means(table[table["height"] == deepest], ["variant"])
+    others = [v for v in mean.index if v != "quad-opt"]
+    verdict = _lowest(mean, se, "quad-opt", others, str)
+    return verdict.__class__(verdict.word, f"height {deepest}: {verdict.why}",
+                             verdict.numbers)
+
+
 CLAIMS = (
     Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 5",
           "'Adding noise to counts does not dramatically degrade query accuracy … it "
@@ -92,4 +139,17 @@ CLAIMS = (
           "against kd-hybrid, per budget ε",
           "kd-hybrid's error the lowest: an effect that exists across the budgets",
           _hybrid_best),
+    Claim(NOTEBOOK, SOURCE, "§VIII", "hybrid trees",
+          "'Switching about half-way down the tree (height 3 or 4) gives the best "
+          "result'",
+          "relative error averaged over the query shapes per hybrid switch level: the "
+          "better of levels 3 and 4 against every other level",
+          "lower than each other level beyond two standard errors over the trees",
+          _switch_half_way),
+    Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 6",
+          "'At depth 10 the optimized quadtree is able to provide the best accuracy of "
+          "all'",
+          "relative error averaged over the query shapes at the largest height run: "
+          "quad-opt against kd-hybrid, kd-cell and the Hilbert R-tree",
+          "lower than each beyond two standard errors over the trees", _quad_opt_deep),
 )
