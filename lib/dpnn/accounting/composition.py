@@ -81,7 +81,9 @@ def _heterogeneous_advanced(epsilons, delta_prime) -> float:
     by e_i with mean at most e_i (e^e_i - 1)) gives this; equal steps recover Thm 2.10.
     """
     e = _epsilons(epsilons)
-    return float(math.sqrt(2 * math.log(1 / delta_prime) * np.sum(e**2)) + np.sum(e * np.expm1(e)))
+    # math.hypot: the root of sum e_i^2 without underflow at e_i ~ 1e-160
+    return float(math.sqrt(2 * math.log(1 / delta_prime)) * math.hypot(*e)
+                 + np.sum(e * np.expm1(e)))
 
 
 def _br_term(epsilon: np.ndarray) -> np.ndarray:
@@ -102,7 +104,7 @@ def br_composition(epsilons, delta) -> float:
     """
     e = _epsilons(epsilons)
     delta = probability_open(delta, "delta")
-    bounded_range = np.sum(_br_term(e)) + math.sqrt(0.5 * np.sum(e**2) * math.log(1 / delta))
+    bounded_range = np.sum(_br_term(e)) + math.sqrt(0.5 * math.log(1 / delta)) * math.hypot(*e)
     return float(min(np.sum(e), bounded_range))
 
 
@@ -120,7 +122,7 @@ def thesis_s5_2_bound(epsilon, c, delta) -> float:
     delta = probability_open(delta, "delta")
     total = c * epsilon
     return float(min(total, _br_term(np.array([total]))[0]
-                     + math.sqrt(0.5 * c * epsilon**2 * math.log(1 / delta))))
+                     + math.sqrt(0.5 * c * math.log(1 / delta)) * epsilon))
 
 
 def optimal_pure_composition_delta(epsilon0, k, epsilon) -> float:

@@ -6,6 +6,9 @@ import math
 
 from dpnn._validation import nonnegative_finite, probability_open
 
+#: Largest ln(alpha - 1) the conversion searches (alpha stays a float).
+_MAX_LOG_ALPHA = 700.0
+
 __all__ = [
     "zcdp_from_pure",
     "zcdp_from_bounded_range",
@@ -50,7 +53,8 @@ def dp_from_zcdp(rho, delta) -> float:
     (Canonne, Kamath and Steinke 2020, Prop. 12; the conversion ``dp_accounting``'s RDP
     accountant uses). We minimise over alpha (bounded Brent on log(alpha - 1)) and
     return the smaller of that and Bun and Steinke's Prop. 1.3, both valid.
-    Example: rho = 0.005, delta = 1e-5 gives 0.3753 (Prop. 1.3: 0.4849).
+    Example: rho = 0.005, delta = 1e-5 gives 0.3753 (Prop. 1.3: 0.4849). Never negative:
+    where the Rényi formula dips below 0 (tiny rho or large delta) the answer is 0.
     """
     rho = nonnegative_finite(rho, "rho")
     delta = probability_open(delta, "delta")
@@ -64,8 +68,13 @@ def dp_from_zcdp(rho, delta) -> float:
         alpha = 1.0 + math.exp(x)
         return rho * alpha + (log_inverse_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
 
-    # The optimum sits near alpha = 1 + sqrt(ln(1/delta) / rho); search 30 e-folds around it.
-    centre = 0.5 * math.log(max(log_inverse_delta, 1e-300) / rho)
-    best = minimize_scalar(epsilon_at, bounds=(centre - 30, centre + 30), method="bounded",
-                           options={"xatol": 1e-10})
-    return float(min(best.fun, dp_from_zcdp_bun_steinke(rho, delta)))
+    # The optimum sits near alpha = 1 + sqrt(ln(1/delta) / rho); search 30 e-folds around it,
+    # the centre taken in logarithms (rho may be as small as 1e-320) and alpha kept below
+    # e^700 so that it stays a float.
+    centre = 0.5 * (math.log(max(log_inverse_delta, 1e-300)) - math.log(rho))
+    high = min(centre + 30, _MAX_LOG_ALPHA)
+    best = minimize_scalar(epsilon_at, bounds=(min(centre - 30, high - 60), high),
+                           method="bounded", options={"xatol": 1e-10})
+    # (epsilon, delta)-DP only weakens as epsilon grows, and the conversion's delta decreases
+    # in epsilon: a value below 0 means (0, delta)-DP already holds.
+    return max(0.0, float(min(best.fun, dp_from_zcdp_bun_steinke(rho, delta))))
