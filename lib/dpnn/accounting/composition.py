@@ -81,9 +81,16 @@ def _heterogeneous_advanced(epsilons, delta_prime) -> float:
     by e_i with mean at most e_i (e^e_i - 1)) gives this; equal steps recover Thm 2.10.
     """
     e = _epsilons(epsilons)
-    # math.hypot: the root of sum e_i^2 without underflow at e_i ~ 1e-160
-    return float(math.sqrt(2 * math.log(1 / delta_prime)) * math.hypot(*e)
+    return float(_root_of_scaled_squares(2 * math.log(1 / delta_prime), e)
                  + np.sum(e * np.expm1(e)))
+
+
+def _root_of_scaled_squares(scale: float, e: np.ndarray) -> float:
+    """``sqrt(scale * sum e_i^2)``, by math.hypot where the squares underflow."""
+    squares = float(np.sum(e**2))
+    if squares > 1e-290 or not np.any(e):
+        return math.sqrt(scale * squares)
+    return math.sqrt(scale) * math.hypot(*e)
 
 
 def _br_term(epsilon: np.ndarray) -> np.ndarray:
@@ -104,7 +111,8 @@ def br_composition(epsilons, delta) -> float:
     """
     e = _epsilons(epsilons)
     delta = probability_open(delta, "delta")
-    bounded_range = np.sum(_br_term(e)) + math.sqrt(0.5 * math.log(1 / delta)) * math.hypot(*e)
+    spread = _root_of_scaled_squares(0.5 * math.log(1 / delta), e)
+    bounded_range = np.sum(_br_term(e)) + spread
     return float(min(np.sum(e), bounded_range))
 
 
@@ -121,8 +129,11 @@ def thesis_s5_2_bound(epsilon, c, delta) -> float:
     c = positive_int(c, "c")
     delta = probability_open(delta, "delta")
     total = c * epsilon
-    return float(min(total, _br_term(np.array([total]))[0]
-                     + math.sqrt(0.5 * c * math.log(1 / delta)) * epsilon))
+    if epsilon**2 > 1e-290 or epsilon == 0:
+        spread = math.sqrt(0.5 * c * epsilon**2 * math.log(1 / delta))
+    else:  # epsilon^2 underflows
+        spread = math.sqrt(0.5 * c * math.log(1 / delta)) * epsilon
+    return float(min(total, _br_term(np.array([total]))[0] + spread))
 
 
 def optimal_pure_composition_delta(epsilon0, k, epsilon) -> float:

@@ -68,13 +68,17 @@ def dp_from_zcdp(rho, delta) -> float:
         alpha = 1.0 + math.exp(x)
         return rho * alpha + (log_inverse_delta + (alpha - 1) * math.log1p(-1 / alpha) - math.log(alpha)) / (alpha - 1)
 
-    # The optimum sits near alpha = 1 + sqrt(ln(1/delta) / rho); search 30 e-folds around it,
-    # the centre taken in logarithms (rho may be as small as 1e-320) and alpha kept below
-    # e^700 so that it stays a float.
-    centre = 0.5 * (math.log(max(log_inverse_delta, 1e-300)) - math.log(rho))
-    high = min(centre + 30, _MAX_LOG_ALPHA)
-    best = minimize_scalar(epsilon_at, bounds=(min(centre - 30, high - 60), high),
-                           method="bounded", options={"xatol": 1e-10})
-    # (epsilon, delta)-DP only weakens as epsilon grows, and the conversion's delta decreases
-    # in epsilon: a value below 0 means (0, delta)-DP already holds.
+    # The optimum sits near alpha = 1 + sqrt(ln(1/delta) / rho); search 30 e-folds
+    # around it, the centre taken in logarithms (rho may be as small as 1e-320) and
+    # alpha kept below e^700 so that it stays a float.
+    ratio = max(log_inverse_delta, 1e-300) / rho
+    centre = 0.5 * (math.log(ratio) if math.isfinite(ratio)
+                    else math.log(max(log_inverse_delta, 1e-300)) - math.log(rho))
+    low, high = centre - 30, centre + 30
+    if high > _MAX_LOG_ALPHA:
+        low, high = _MAX_LOG_ALPHA - 60, _MAX_LOG_ALPHA
+    best = minimize_scalar(epsilon_at, bounds=(low, high), method="bounded",
+                           options={"xatol": 1e-10})
+    # (epsilon, delta)-DP only weakens as epsilon grows, and the conversion's delta
+    # decreases in epsilon: a value below 0 means (0, delta)-DP already holds.
     return max(0.0, float(min(best.fun, dp_from_zcdp_bun_steinke(rho, delta))))
