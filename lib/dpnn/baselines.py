@@ -122,6 +122,11 @@ def _square_weights(epsilon, box, side):
     and ``q = e^-eps p``: no e^eps overflows (eps = 710 gives p = 1 / s^d, q ~ 0).
     """
     inner, area = side ** box.shape[0], float(np.prod(box[:, 1] - box[:, 0]))
+    with np.errstate(over="ignore"):
+        q = 1.0 / (np.exp(epsilon) * inner + area - inner)
+        p = np.exp(epsilon) * q
+    if np.isfinite(p) and q > 0:  # the direct form, wherever it holds in floats
+        return p, q
     shrink = np.exp(-epsilon)
     p = 1.0 / (inner + (area - inner) * shrink)
     return p, shrink * p
@@ -242,10 +247,15 @@ def _lsrr_constants(epsilon, levels, d):
     t = groups / (levels - 1)  # 0 at x's own cell, 1 at the farthest group
     # a_g = a_min (e^eps (1 - t) + t): the linear staircase from e^eps a_min down to
     # a_min, written without the difference of two numbers of size e^eps (that
-    # cancellation gave a_min <= 0 from epsilon ~ 40) and divided by e^eps (no overflow
-    # at epsilon >= 709.8); normalised so that sum_g a_g |G_g| = 1
-    shape = (1 - t) + t * np.exp(-epsilon)
-    return shape / np.sum(shape * sizes), sizes
+    # cancellation gave a_min <= 0 from epsilon ~ 40), divided by e^eps where e^eps
+    # times the cells overflows; normalised so that sum_g a_g |G_g| = 1
+    with np.errstate(over="ignore"):
+        shape = np.exp(epsilon) * (1 - t) + t
+        total = np.sum(shape * sizes)
+    if not np.isfinite(total):  # e^eps times the cells overflows: divide by e^eps first
+        shape = (1 - t) + t * np.exp(-epsilon)
+        total = np.sum(shape * sizes)
+    return shape / total, sizes
 
 
 def _lsrr_cells(x, box, levels):
