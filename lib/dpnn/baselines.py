@@ -122,7 +122,7 @@ def _square_weights(epsilon, box, side):
     and ``q = e^-eps p``: no e^eps overflows (eps = 710 gives p = 1 / s^d, q ~ 0).
     """
     inner, area = side ** box.shape[0], float(np.prod(box[:, 1] - box[:, 0]))
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         q = 1.0 / (np.exp(epsilon) * inner + area - inner)
         p = np.exp(epsilon) * q
     if np.isfinite(p) and q > 0:  # the direct form, wherever it holds in floats
@@ -249,7 +249,7 @@ def _lsrr_constants(epsilon, levels, d):
     # a_min, written without the difference of two numbers of size e^eps (that
     # cancellation gave a_min <= 0 from epsilon ~ 40), divided by e^eps where e^eps
     # times the cells overflows; normalised so that sum_g a_g |G_g| = 1
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         shape = np.exp(epsilon) * (1 - t) + t
         total = np.sum(shape * sizes)
     if not np.isfinite(total):  # e^eps times the cells overflows: divide by e^eps first
