@@ -24,8 +24,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logsumexp
-
 from dpnn._validation import generator, positive_int
 from dpnn.adversary.grid import Grid, check_prior
 
@@ -44,66 +42,75 @@ def _check_loss(loss):
 def posterior(log_likelihood, prior) -> np.ndarray:
     """Posterior weights per cell, shape (n, size), from log-likelihoods (n, size) and a prior (size,).
 
-    Normalised in the log domain (``logsumexp``), so no row underflows; cells of
-    prior weight 0 get posterior weight 0.
+    Normalised after subtracting each row's largest log-weight, so no row
+    underflows; cells of prior weight 0 get posterior weight 0.
     """
     with np.errstate(divide="ignore"):
         log_post = np.asarray(log_likelihood, dtype=float) + np.log(prior)[None, :]
-    return np.exp(log_post - logsumexp(log_post, axis=1, keepdims=True))
+    log_post -= log_post.max(axis=1, keepdims=True)
+    weights = np.exp(log_post, out=log_post)
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights
 
 
-def _expected_distance(weights, support, guess):
+def _weighted_sums(weights, grid: Grid) -> np.ndarray:
+    """``sum_x w(x) x`` per row, shape (n, d), summing the grid's axes separately."""
+    shaped = weights.reshape((len(weights),) + grid.shape)
+    sums = []
+    for a, axis in enumerate(grid.axes):
+        other = tuple(b + 1 for b in range(grid.dimension) if b != a)
+        sums.append(shaped.sum(axis=other) @ axis)
+    return np.stack(sums, axis=1)
+
+
+def _expected_distance(weights, grid, guess):
     """``sum_x w(x) ||x - g||`` per row, for guesses (n, d)."""
-    return np.einsum("nm,nm->n", weights, np.linalg.norm(support[None] - guess[:, None], axis=2))
+    return np.einsum("nm,nm->n", weights, grid.distances(guess))
 
 
-def geometric_median(weights, support, tolerance=1e-9, max_iterations=500) -> np.ndarray:
-    """The point minimising ``sum_x w(x) ||x - g||`` for each row of ``weights`` (n, m) on ``support`` (m, d).
+def geometric_median(weights, grid: Grid, tolerance=1e-7, max_iterations=1000) -> np.ndarray:
+    """The point minimising ``sum_x w(x) ||x - g||`` for each row of ``weights`` (n, grid.size).
 
     Weiszfeld's iteration from the weighted mean, with distances below
-    ``1e-12`` of the support's extent floored there (so a support point that is
+    ``1e-12`` of the grid's diameter floored there (so a cell centre that is
     the median is reached, not divided by zero), stopped when no guess moves
-    by more than ``tolerance`` times the support's extent. Each iterate never
-    increases the objective (Weiszfeld 1937; Vardi and Zhang 2000 for the floor),
-    and the result is also compared with the heaviest support point: the better
-    of the two is returned.
+    by more than ``tolerance`` times the diameter. Each iterate never increases
+    the objective (Weiszfeld 1937; Vardi and Zhang 2000 for the floor); the
+    result is also compared with the heaviest cell and the better returned.
     """
     w = np.asarray(weights, dtype=float)
     w = w / w.sum(axis=1, keepdims=True)
-    x = np.asarray(support, dtype=float)
-    extent = float(np.max(np.ptp(x, axis=0))) or 1.0
-    floor = 1e-12 * extent
-    guess = w @ x
+    scale = grid.diameter
+    guess = _weighted_sums(w, grid)
+    live = np.arange(len(w))
     for _ in range(max_iterations):
-        distance = np.maximum(np.linalg.norm(x[None] - guess[:, None], axis=2), floor)
-        inverse = w / distance
-        step = (inverse @ x) / inverse.sum(axis=1, keepdims=True)
-        moved = np.max(np.linalg.norm(step - guess, axis=1))
-        guess = step
-        if moved <= tolerance * extent:
+        inverse = w[live] / np.maximum(grid.distances(guess[live]), 1e-12 * scale)
+        step = _weighted_sums(inverse, grid) / inverse.sum(axis=1, keepdims=True)
+        moved = np.linalg.norm(step - guess[live], axis=1)
+        guess[live] = step
+        live = live[moved > tolerance * scale]
+        if not live.size:
             break
-    heaviest = x[np.argmax(w, axis=1)]
-    better = _expected_distance(w, x, heaviest) < _expected_distance(w, x, guess)
+    heaviest = grid.points[np.argmax(w, axis=1)]
+    better = _expected_distance(w, grid, heaviest) < _expected_distance(w, grid, guess)
     return np.where(better[:, None], heaviest, guess)
 
 
-def bayes_estimate(weights, support, loss: str = "euclidean"):
+def bayes_estimate(weights, grid: Grid, loss: str = "euclidean"):
     """``(guesses, expected losses)`` of the Bayes-optimal guess for each row of posterior ``weights``."""
     _check_loss(loss)
     w = np.asarray(weights, dtype=float)
-    x = np.asarray(support, dtype=float)
     if loss == "squared":
-        mean = w @ x
-        return mean, w @ np.sum(x**2, axis=1) - np.sum(mean**2, axis=1)
-    guess = geometric_median(w, x)
-    return guess, _expected_distance(w, x, guess)
+        mean = _weighted_sums(w, grid)
+        return mean, w @ np.sum(grid.points**2, axis=1) - np.sum(mean**2, axis=1)
+    guess = geometric_median(w, grid)
+    return guess, _expected_distance(w, grid, guess)
 
 
 def prior_only(grid: Grid, prior, loss: str = "euclidean") -> float:
     """The prior-only error: the expected loss of the best guess made without any release."""
     prior = check_prior(prior, grid)
-    keep = prior > 0
-    _, value = bayes_estimate(prior[keep][None], grid.points[keep], loss)
+    _, value = bayes_estimate(prior[None], grid, loss)
     return float(value[0])
 
 
@@ -164,11 +171,11 @@ def adversary_error(mechanism, grid: Grid, prior, n_releases: int, rng, loss: st
     for start in range(0, n_releases, block):
         stop = min(start + block, n_releases)
         weights = posterior(mechanism.log_likelihood(releases[start:stop], grid), prior)
-        guess, value = bayes_estimate(weights, support, loss)
+        guess, value = bayes_estimate(weights, grid, loss)
         naive = mechanism.naive_guess(releases[start:stop])
-        naive_value = (_expected_distance(weights, support, naive) if loss == "euclidean" else
-                       weights @ np.sum(support**2, axis=1) - 2 * np.sum((weights @ support) * naive, axis=1)
-                       + np.sum(naive**2, axis=1))
+        naive_value = (_expected_distance(weights, grid, naive) if loss == "euclidean" else
+                       weights @ np.sum(support**2, axis=1)
+                       - 2 * np.sum(_weighted_sums(weights, grid) * naive, axis=1) + np.sum(naive**2, axis=1))
         parts.append((value, _loss(truth[start:stop], guess, loss), naive_value,
                       _loss(truth[start:stop], naive, loss)))
     value, realised, naive_value, naive = (np.concatenate(p) for p in zip(*parts))

@@ -64,6 +64,18 @@ class Grid:
         mesh = np.meshgrid(*self.axes, indexing="ij")
         return np.stack([m.ravel() for m in mesh], axis=1)
 
+    def distances(self, points) -> np.ndarray:
+        """``||x - p||`` from each of ``points`` (n, d) to every cell centre x: shape (n, size).
+
+        Summed axis by axis on the grid's product structure, never forming (n, size, d).
+        """
+        p = np.asarray(points, dtype=float)
+        squared = (p[:, [0]] - self.axes[0][None, :]) ** 2
+        for a in range(1, self.dimension):
+            squared = (squared[:, :, None] + (p[:, [a]] - self.axes[a][None, :])[:, None, :] ** 2
+                       ).reshape(len(p), -1)
+        return np.sqrt(squared, out=squared)
+
     def cell_of(self, locations) -> np.ndarray:
         """The flat index of the cell holding each location (shape (n, d)); the domain's edges included."""
         x = finite_array(locations, "locations", ndim=(2,))

@@ -22,6 +22,7 @@ per axis and combined on the grid, never per cell.
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import log_expit
 
 from dpnn import baselines, traversal
 from dpnn._validation import finite_array, positive_finite
@@ -66,9 +67,7 @@ class Geo:
     def log_likelihood(self, releases, grid: Grid):
         grid = _check_grid(grid, len(self.domain))
         y = finite_array(releases, "releases", ndim=(2,))
-        distance = np.sqrt(_outer([(y[:, [a]] - axis[None, :]) ** 2 for a, axis in enumerate(grid.axes)],
-                                  np.add))
-        return -self.epsilon * distance
+        return -self.epsilon * grid.distances(y)
 
     def naive_guess(self, releases):
         return np.clip(releases, self.domain[:, 0], self.domain[:, 1])
@@ -178,7 +177,7 @@ class DPTT:
         cmp = self.utility == "cmp"
         total = [np.zeros((len(nodes), len(axis))) for axis in grid.axes] if cmp \
             else np.zeros((len(nodes), grid.size))
-        cells = None if cmp else grid.points
+        scale = self.schedule / (2 * (self.sensitivity or 1.0))
         for level in range(nodes.shape[1]):
             live = nodes[:, level] >= 0
             unique, where = np.unique(nodes[live, level], return_inverse=True)
@@ -198,10 +197,13 @@ class DPTT:
                     chosen = np.where(turned[:, None], go_right[pick[where][mine]], left[pick[where][mine]])
                     total[a][rows[mine]] += chosen
             else:
-                left, go_right = turn_log_probabilities(self.tree, unique, cells, self.schedule[level],
-                                                        "dis", self.sensitivity)
+                # Alg. 13: u_R - u_L = distance to the left child's value - distance to the right's
+                children = self.tree.points[self.tree.point[np.concatenate([self.tree.left[unique],
+                                                                            self.tree.right[unique]])]]
+                distance = grid.distances(children)
+                z = scale[level] * (distance[: len(unique)] - distance[len(unique):])
                 turned = right[live, level]
-                total[live] += np.where(turned[:, None], go_right[where], left[where])
+                total[live] += log_expit(np.where(turned[:, None], 1.0, -1.0) * z[where])
         return _outer(total, np.add) if cmp else total
 
     def naive_guess(self, releases):
