@@ -17,10 +17,29 @@ import pytest
 from scipy import stats
 
 from dpnn import accounting, audit, baselines
-from dpnn.adversary import (DPTT, LSRR, Geo, SquareMechanism, accounted_epsilon, adversary_error,
-                            bayes_estimate, check_prior, corner_pair, domain_grid, empirical_prior,
-                            exact_epsilon, geometric_median, hockey_stick, pair_laws, path_log_law,
-                            path_nodes, posterior, prior_only, turn_log_probabilities, uniform_prior)
+from dpnn.adversary import (
+    DPTT,
+    LSRR,
+    Geo,
+    SquareMechanism,
+    accounted_epsilon,
+    adversary_error,
+    bayes_estimate,
+    check_prior,
+    corner_pair,
+    domain_grid,
+    empirical_prior,
+    exact_epsilon,
+    geometric_median,
+    hockey_stick,
+    pair_laws,
+    path_log_law,
+    path_nodes,
+    posterior,
+    prior_only,
+    turn_log_probabilities,
+    uniform_prior,
+)
 from dpnn.traversal import dptt
 from dpnn.trees import build_tree
 
@@ -30,17 +49,30 @@ UNIT_SQUARE = np.array([[0.0, 1.0], [0.0, 1.0]])
 
 # --- the grid and priors ---------------------------------------------------------------------
 
+
 def test_grid_error_is_half_a_cell_diagonal_and_cells_hold_their_points():
     grid = domain_grid([[0, 4], [0, 3]], [4, 3])
     assert grid.error == pytest.approx(math.hypot(1, 1) / 2)
     assert grid.size == 12 and grid.points.shape == (12, 2)
     assert np.array_equal(grid.cell_of(grid.points), np.arange(12))
-    assert grid.cell_of([[4.0, 3.0]])[0] == 11  # the domain's far edge belongs to the last cell
-    assert np.allclose(grid.distances([[0.5, 0.5]])[0], np.linalg.norm(grid.points - 0.5, axis=1))
+    assert (
+        grid.cell_of([[4.0, 3.0]])[0] == 11
+    )  # the domain's far edge belongs to the last cell
+    assert np.allclose(
+        grid.distances([[0.5, 0.5]])[0], np.linalg.norm(grid.points - 0.5, axis=1)
+    )
 
 
-@pytest.mark.parametrize("domain, cells", [([[0, 1], [1, 1]], 4), ([[0, 1]], 0), ([[0, 1]], 2.5),
-                                           ([[0, 1], [0, 1]], [2, 2, 2]), ([[0, np.nan]], 2)])
+@pytest.mark.parametrize(
+    "domain, cells",
+    [
+        ([[0, 1], [1, 1]], 4),
+        ([[0, 1]], 0),
+        ([[0, 1]], 2.5),
+        ([[0, 1], [0, 1]], [2, 2, 2]),
+        ([[0, np.nan]], 2),
+    ],
+)
 def test_grid_rejects_bad_input(domain, cells):
     with pytest.raises(ValueError, match="domain|cells"):
         domain_grid(domain, cells)
@@ -73,25 +105,43 @@ def test_prior_only_error_converges_to_the_mean_distance_from_the_square_centre(
 
 # --- the Bayes estimate against a closed-form 1-D posterior ------------------------------------
 
+
 def laplace_posterior_reference(y, epsilon):
     """Uniform prior on [0, 1], Laplace release y: posterior median, E|x - m|, mean, variance (mpmath)."""
     mpmath.mp.dps = 30
     density = lambda x: mpmath.exp(-epsilon * abs(x - y))  # noqa: E731
     points = [0, min(max(y, 0), 1), 1]
     mass = mpmath.quad(density, points)
-    cdf = lambda t: mpmath.quad(density, [0, min(max(y, 0), t), t] if 0 < y < t else [0, t]) / mass  # noqa: E731
-    median = mpmath.findroot(lambda t: cdf(t) - 0.5, (mpmath.mpf("1e-9"), 1 - mpmath.mpf("1e-9")),
-                             solver="anderson")
-    error = mpmath.quad(lambda x: abs(x - median) * density(x), sorted(set(points + [median]))) / mass
+    cdf = (
+        lambda t: mpmath.quad(
+            density, [0, min(max(y, 0), t), t] if 0 < y < t else [0, t]
+        )
+        / mass
+    )  # noqa: E731
+    median = mpmath.findroot(
+        lambda t: cdf(t) - 0.5,
+        (mpmath.mpf("1e-9"), 1 - mpmath.mpf("1e-9")),
+        solver="anderson",
+    )
+    error = (
+        mpmath.quad(
+            lambda x: abs(x - median) * density(x), sorted(set(points + [median]))
+        )
+        / mass
+    )
     mean = mpmath.quad(lambda x: x * density(x), points) / mass
     variance = mpmath.quad(lambda x: (x - mean) ** 2 * density(x), points) / mass
     return float(median), float(error), float(mean), float(variance)
 
 
-@pytest.mark.parametrize("y, epsilon", [(0.3, 5.0), (0.95, 20.0), (-0.4, 3.0), (0.5, 0.5)])
+@pytest.mark.parametrize(
+    "y, epsilon", [(0.3, 5.0), (0.95, 20.0), (-0.4, 3.0), (0.5, 0.5)]
+)
 def test_bayes_estimate_matches_the_closed_form_laplace_posterior(y, epsilon):
     grid = domain_grid([[0.0, 1.0]], 4096)
-    weights = posterior(Geo(epsilon, [[0.0, 1.0]]).log_likelihood([[y]], grid), uniform_prior(grid))
+    weights = posterior(
+        Geo(epsilon, [[0.0, 1.0]]).log_likelihood([[y]], grid), uniform_prior(grid)
+    )
     median, error, mean, variance = laplace_posterior_reference(y, epsilon)
     guess, value = bayes_estimate(weights, grid, "euclidean")
     # moving every location by at most the grid error moves the median and E|x - m| by at most that
@@ -104,11 +154,15 @@ def test_bayes_estimate_matches_the_closed_form_laplace_posterior(y, epsilon):
 
 def test_per_release_error_converges_as_the_grid_refines():
     releases = np.array([[0.2], [0.7], [1.3]])
-    reference = np.array([laplace_posterior_reference(y, 4.0)[1] for y in releases[:, 0]])
+    reference = np.array(
+        [laplace_posterior_reference(y, 4.0)[1] for y in releases[:, 0]]
+    )
     gaps = []
     for cells in (16, 64, 256):
         grid = domain_grid([[0.0, 1.0]], cells)
-        weights = posterior(Geo(4.0, [[0.0, 1.0]]).log_likelihood(releases, grid), uniform_prior(grid))
+        weights = posterior(
+            Geo(4.0, [[0.0, 1.0]]).log_likelihood(releases, grid), uniform_prior(grid)
+        )
         gaps.append(np.max(np.abs(bayes_estimate(weights, grid)[1] - reference)))
         assert gaps[-1] <= 2 * grid.error
     assert gaps[0] > gaps[1] > gaps[2]
@@ -123,6 +177,7 @@ def test_geometric_median_of_a_heavy_point_is_that_point():
 
 # --- likelihoods against the library's laws ------------------------------------------------------
 
+
 def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
     rng = np.random.default_rng(5)
     grid = domain_grid(UNIT_SQUARE, 16)
@@ -130,9 +185,13 @@ def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
     releases = mechanism.sample(rng.uniform(0, 1, (20, 2)), rng)
     likelihood = np.exp(mechanism.log_likelihood(releases, grid))
     for column in rng.choice(grid.size, 6, replace=False):
-        law = baselines.lsrr_probabilities(grid.points[column], 2.0, UNIT_SQUARE, levels=4)
+        law = baselines.lsrr_probabilities(
+            grid.points[column], 2.0, UNIT_SQUARE, levels=4
+        )
         cells = np.minimum((releases * 8).astype(int), 7)
-        assert np.allclose(likelihood[:, column], law[cells[:, 0], cells[:, 1]], rtol=1e-12)
+        assert np.allclose(
+            likelihood[:, column], law[cells[:, 0], cells[:, 1]], rtol=1e-12
+        )
 
 
 def test_square_mechanism_releases_land_in_the_likelihood_square_at_the_stated_rate():
@@ -142,12 +201,15 @@ def test_square_mechanism_releases_land_in_the_likelihood_square_at_the_stated_r
     column = 13
     releases = mechanism.sample(np.repeat(grid.points[[column]], 20000, axis=0), rng)
     inside = mechanism.log_likelihood(releases, grid)[:, column] == 2.0
-    s = mechanism.side  # the square mechanism's docstring: Pr[inside] = p s^d, p = e^eps q
+    s = (
+        mechanism.side
+    )  # the square mechanism's docstring: Pr[inside] = p s^d, p = e^eps q
     expected = math.exp(2.0) * s**2 / (math.exp(2.0) * s**2 + 1 - s**2)
     assert stats.binomtest(int(inside.sum()), len(inside), expected).pvalue > ALPHA
 
 
 # --- DP-TT transcripts against brute force and against dptt's samples ----------------------------
+
 
 def brute_force_leaf_laws(tree, query, epsilon, utility, sensitivity=1.0):
     """Every root-to-leaf path by recursion, each turn from Alg. 12 with Alg. 13/14's utilities."""
@@ -161,8 +223,12 @@ def brute_force_leaf_laws(tree, query, epsilon, utility, sensitivity=1.0):
             correct_right = not query[tree.axis[node]] < tree.split[node]
             u_left, u_right = (0.0, 1.0) if correct_right else (1.0, 0.0)
         else:
-            u_left = float(np.linalg.norm(query - tree.points[tree.point[tree.right[node]]]))
-            u_right = float(np.linalg.norm(query - tree.points[tree.point[tree.left[node]]]))
+            u_left = float(
+                np.linalg.norm(query - tree.points[tree.point[tree.right[node]]])
+            )
+            u_right = float(
+                np.linalg.norm(query - tree.points[tree.point[tree.left[node]]])
+            )
         w_left = math.exp(epsilon * u_left / (2 * sensitivity))
         w_right = math.exp(epsilon * u_right / (2 * sensitivity))
         walk(tree.left[node], probability * w_left / (w_left + w_right))
@@ -173,7 +239,9 @@ def brute_force_leaf_laws(tree, query, epsilon, utility, sensitivity=1.0):
 
 
 @pytest.mark.parametrize("utility, sensitivity", [("cmp", None), ("dis", 0.7)])
-def test_path_law_and_grid_likelihood_match_brute_force_on_a_small_tree(utility, sensitivity):
+def test_path_law_and_grid_likelihood_match_brute_force_on_a_small_tree(
+    utility, sensitivity
+):
     rng = np.random.default_rng(7)
     tree = build_tree(rng.uniform(0, 1, (13, 2)))  # 13 leaves: paths of two lengths
     grid = domain_grid(UNIT_SQUARE, 5)
@@ -200,15 +268,24 @@ def test_early_variant_law_sums_the_leaf_law_over_each_subtree():
         assert value == pytest.approx(np.exp(leaf_law[0, below]).sum(), rel=1e-12)
 
 
-@pytest.mark.parametrize("utility, sensitivity, variant", [("cmp", None, "basic"), ("dis", 0.5, "basic"),
-                                                           ("cmp", None, "E2"), ("cmp", None, "N3")])
+@pytest.mark.parametrize(
+    "utility, sensitivity, variant",
+    [
+        ("cmp", None, "basic"),
+        ("dis", 0.5, "basic"),
+        ("cmp", None, "E2"),
+        ("cmp", None, "N3"),
+    ],
+)
 def test_dptt_samples_follow_the_path_law(utility, sensitivity, variant):
     rng = np.random.default_rng(9)
     tree = build_tree(rng.uniform(0, 1, (16, 2)))
     query = np.array([0.35, 0.55])
     mechanism = DPTT(tree, 1.5, utility, UNIT_SQUARE, sensitivity, variant)
     samples = mechanism.sample(np.repeat(query[None], 40000, axis=0), rng)
-    ends, log_p = path_log_law(tree, query, 1.5, utility, sensitivity, mechanism.stop_height)
+    ends, log_p = path_log_law(
+        tree, query, 1.5, utility, sensitivity, mechanism.stop_height
+    )
     observed = np.array([(samples == e).sum() for e in ends])
     assert observed.sum() == 40000  # every sample ends at one of the law's outcomes
     assert stats.chisquare(observed, np.exp(log_p[0]) * 40000).pvalue > ALPHA
@@ -238,11 +315,18 @@ def test_turn_probabilities_reject_leaves_and_bad_utilities():
 
 # --- the optimal adversary against the prior-only error and the naive guesses ---------------------
 
+
 def mechanisms(tree, domain):
     diameter = float(np.linalg.norm(domain[:, 1] - domain[:, 0]))
-    return [Geo(4 / diameter, domain), SquareMechanism(3.0, domain), LSRR(3.0, domain, levels=4),
-            DPTT(tree, 0.8, "cmp", domain), DPTT(tree, 0.8, "dis", domain, sensitivity=diameter / 8),
-            DPTT(tree, 0.8, "cmp", domain, variant="E2"), DPTT(tree, 0.8, "cmp", domain, variant="N4")]
+    return [
+        Geo(4 / diameter, domain),
+        SquareMechanism(3.0, domain),
+        LSRR(3.0, domain, levels=4),
+        DPTT(tree, 0.8, "cmp", domain),
+        DPTT(tree, 0.8, "dis", domain, sensitivity=diameter / 8),
+        DPTT(tree, 0.8, "cmp", domain, variant="E2"),
+        DPTT(tree, 0.8, "cmp", domain, variant="N4"),
+    ]
 
 
 @pytest.mark.parametrize("prior_kind", ["uniform", "empirical"])
@@ -251,31 +335,45 @@ def test_optimal_error_never_exceeds_prior_only_nor_the_naive_guesses(prior_kind
     points = np.clip(rng.normal(0.3, 0.15, (300, 2)), 0, 1)
     tree = build_tree(points)
     grid = domain_grid(UNIT_SQUARE, 24)
-    prior = uniform_prior(grid) if prior_kind == "uniform" else empirical_prior(grid, points)
+    prior = (
+        uniform_prior(grid)
+        if prior_kind == "uniform"
+        else empirical_prior(grid, points)
+    )
     z = stats.norm.isf(ALPHA / 14)  # one-sided, 7 mechanisms x 2 comparisons
     for mechanism in mechanisms(tree, UNIT_SQUARE):
         result = adversary_error(mechanism, grid, prior, 300, rng, block=50)
         # given each release, the optimal guess's posterior error is at most the naive guess's
-        assert np.all(result.per_release <= result.naive_per_release + 1e-9 * grid.diameter)
+        assert np.all(
+            result.per_release <= result.naive_per_release + 1e-9 * grid.diameter
+        )
         # and on average at most the prior-only error (each release's term has mean <= it)
         assert result.error <= result.prior_only + z * result.standard_error
         difference = result.optimal_realised - result.naive  # realised errors, paired
-        assert difference.mean() <= z * difference.std(ddof=1) / math.sqrt(len(difference))
+        assert difference.mean() <= z * difference.std(ddof=1) / math.sqrt(
+            len(difference)
+        )
 
 
 def test_squared_loss_adversary_uses_the_posterior_mean():
     rng = np.random.default_rng(11)
     grid = domain_grid(UNIT_SQUARE, 16)
     mechanism = Geo(3.0, UNIT_SQUARE)
-    result = adversary_error(mechanism, grid, uniform_prior(grid), 100, rng, loss="squared")
+    result = adversary_error(
+        mechanism, grid, uniform_prior(grid), 100, rng, loss="squared"
+    )
     assert result.loss == "squared" and result.error <= result.prior_only
-    assert result.prior_only == pytest.approx(1 / 6, abs=2 * grid.error)  # 2 x Var U(0, 1) = 1/6
+    assert result.prior_only == pytest.approx(
+        1 / 6, abs=2 * grid.error
+    )  # 2 x Var U(0, 1) = 1/6
 
 
 def test_adversary_error_rejects_bad_input():
     grid = domain_grid(UNIT_SQUARE, 4)
     with pytest.raises(ValueError, match="loss"):
-        adversary_error(Geo(1.0, UNIT_SQUARE), grid, uniform_prior(grid), 10, 0, loss="hamming")
+        adversary_error(
+            Geo(1.0, UNIT_SQUARE), grid, uniform_prior(grid), 10, 0, loss="hamming"
+        )
     with pytest.raises(ValueError, match="n_releases"):
         adversary_error(Geo(1.0, UNIT_SQUARE), grid, uniform_prior(grid), 1, 0)
     with pytest.raises(ValueError, match="grid"):
@@ -284,13 +382,19 @@ def test_adversary_error_rejects_bad_input():
 
 # --- the exact privacy of a whole transcript ------------------------------------------------------
 
+
 def test_hockey_stick_and_exact_epsilon_against_direct_sums():
     rng = np.random.default_rng(12)
     p, q = rng.dirichlet(np.ones(30)), rng.dirichlet(np.ones(30))
     log_p, log_q = np.log(p), np.log(q)
     for e in (0.0, 0.3, 1.0, 2.5):
-        direct = max(np.maximum(p - np.exp(e) * q, 0).sum(), np.maximum(q - np.exp(e) * p, 0).sum())
-        assert hockey_stick(log_p, log_q, e) == pytest.approx(direct, rel=1e-12, abs=1e-15)
+        direct = max(
+            np.maximum(p - np.exp(e) * q, 0).sum(),
+            np.maximum(q - np.exp(e) * p, 0).sum(),
+        )
+        assert hockey_stick(log_p, log_q, e) == pytest.approx(
+            direct, rel=1e-12, abs=1e-15
+        )
     for delta in (1e-6, 1e-3, 0.05, 0.2):
         e = exact_epsilon(log_p, log_q, delta)
         assert hockey_stick(log_p, log_q, e) <= delta * (1 + 1e-9)
@@ -307,11 +411,17 @@ def test_cmp_corner_pair_is_exactly_randomized_response_composed_at_h17():
     tree = build_tree(np.random.default_rng(13).uniform(0, 1, (2**17, 2)))
     x, x_prime = corner_pair(UNIT_SQUARE)
     _, log_p, log_q = pair_laws(tree, x, x_prime, 1.0, "cmp")
-    for e in (2.0, 5.0, 8.0):  # Kairouz, Oh and Viswanath's exact composition of 17 steps at eps/2
+    for e in (
+        2.0,
+        5.0,
+        8.0,
+    ):  # Kairouz, Oh and Viswanath's exact composition of 17 steps at eps/2
         exact = accounting.optimal_pure_composition_delta(0.5, 17, e)
         assert hockey_stick(log_p, log_q, e) == pytest.approx(exact, rel=1e-9)
     actual = exact_epsilon(log_p, log_q, 1e-5)
-    assert actual == pytest.approx(accounting.optimal_pure_composition_epsilon(0.5, 17, 1e-5), rel=1e-9)
+    assert actual == pytest.approx(
+        accounting.optimal_pure_composition_epsilon(0.5, 17, 1e-5), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("utility", ["cmp", "dis"])
@@ -325,7 +435,14 @@ def test_exact_transcript_epsilon_never_exceeds_the_ledger(utility):
     for _ in range(40):  # DIS's ledger covers pairs within the sensitivity
         a = rng.uniform(0, 1, 2)
         step = rng.standard_normal(2)
-        b = np.clip(a + step / np.linalg.norm(step) * rng.uniform(0, 0.3 if utility == "dis" else 1.4), 0, 1)
+        b = np.clip(
+            a
+            + step
+            / np.linalg.norm(step)
+            * rng.uniform(0, 0.3 if utility == "dis" else 1.4),
+            0,
+            1,
+        )
         pairs.append((a, b))
     for a, b in pairs:
         _, log_p, log_q = pair_laws(tree, a, b, 0.6, utility, sensitivity)

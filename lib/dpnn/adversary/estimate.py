@@ -27,8 +27,15 @@ import numpy as np
 from dpnn._validation import generator, positive_int
 from dpnn.adversary.grid import Grid, check_prior
 
-__all__ = ["LOSSES", "posterior", "geometric_median", "bayes_estimate", "prior_only",
-           "AdversaryError", "adversary_error"]
+__all__ = [
+    "LOSSES",
+    "posterior",
+    "geometric_median",
+    "bayes_estimate",
+    "prior_only",
+    "AdversaryError",
+    "adversary_error",
+]
 
 LOSSES = ("euclidean", "squared")
 
@@ -68,7 +75,9 @@ def _expected_distance(weights, grid, guess):
     return np.einsum("nm,nm->n", weights, grid.distances(guess))
 
 
-def geometric_median(weights, grid: Grid, tolerance=1e-7, max_iterations=1000) -> np.ndarray:
+def geometric_median(
+    weights, grid: Grid, tolerance=1e-7, max_iterations=1000
+) -> np.ndarray:
     """The point minimising ``sum_x w(x) ||x - g||`` for each row of ``weights`` (n, grid.size).
 
     Weiszfeld's iteration from the weighted mean, with distances below
@@ -129,7 +138,9 @@ class AdversaryError:
     loss: str
     per_release: np.ndarray
     optimal_realised: np.ndarray
-    naive_per_release: np.ndarray  # E[l(x, naive guess) | y] under the posterior, per release
+    naive_per_release: (
+        np.ndarray
+    )  # E[l(x, naive guess) | y] under the posterior, per release
     naive: np.ndarray
     prior_only: float
     grid_error: float
@@ -149,8 +160,15 @@ def _loss(truth, guess, loss):
     return squared if loss == "squared" else np.sqrt(squared)
 
 
-def adversary_error(mechanism, grid: Grid, prior, n_releases: int, rng, loss: str = "euclidean",
-                    block: int = 64) -> AdversaryError:
+def adversary_error(
+    mechanism,
+    grid: Grid,
+    prior,
+    n_releases: int,
+    rng,
+    loss: str = "euclidean",
+    block: int = 64,
+) -> AdversaryError:
     """Simulate ``n_releases`` clients drawn from ``prior`` and score the optimal adversary.
 
     Each client sits at a cell centre drawn from the prior (the discretised
@@ -173,11 +191,30 @@ def adversary_error(mechanism, grid: Grid, prior, n_releases: int, rng, loss: st
         weights = posterior(mechanism.log_likelihood(releases[start:stop], grid), prior)
         guess, value = bayes_estimate(weights, grid, loss)
         naive = mechanism.naive_guess(releases[start:stop])
-        naive_value = (_expected_distance(weights, grid, naive) if loss == "euclidean" else
-                       weights @ np.sum(support**2, axis=1)
-                       - 2 * np.sum(_weighted_sums(weights, grid) * naive, axis=1) + np.sum(naive**2, axis=1))
-        parts.append((value, _loss(truth[start:stop], guess, loss), naive_value,
-                      _loss(truth[start:stop], naive, loss)))
+        naive_value = (
+            _expected_distance(weights, grid, naive)
+            if loss == "euclidean"
+            else weights @ np.sum(support**2, axis=1)
+            - 2 * np.sum(_weighted_sums(weights, grid) * naive, axis=1)
+            + np.sum(naive**2, axis=1)
+        )
+        parts.append(
+            (
+                value,
+                _loss(truth[start:stop], guess, loss),
+                naive_value,
+                _loss(truth[start:stop], naive, loss),
+            )
+        )
     value, realised, naive_value, naive = (np.concatenate(p) for p in zip(*parts))
-    return AdversaryError(getattr(mechanism, "name", type(mechanism).__name__), loss, value, realised,
-                          naive_value, naive, prior_only(grid, prior, loss), grid.error, grid.diameter)
+    return AdversaryError(
+        getattr(mechanism, "name", type(mechanism).__name__),
+        loss,
+        value,
+        realised,
+        naive_value,
+        naive,
+        prior_only(grid, prior, loss),
+        grid.error,
+        grid.diameter,
+    )

@@ -72,19 +72,25 @@ class Grid:
         p = np.asarray(points, dtype=float)
         squared = (p[:, [0]] - self.axes[0][None, :]) ** 2
         for a in range(1, self.dimension):
-            squared = (squared[:, :, None] + (p[:, [a]] - self.axes[a][None, :])[:, None, :] ** 2
-                       ).reshape(len(p), -1)
+            squared = (
+                squared[:, :, None]
+                + (p[:, [a]] - self.axes[a][None, :])[:, None, :] ** 2
+            ).reshape(len(p), -1)
         return np.sqrt(squared, out=squared)
 
     def cell_of(self, locations) -> np.ndarray:
         """The flat index of the cell holding each location (shape (n, d)); the domain's edges included."""
         x = finite_array(locations, "locations", ndim=(2,))
         if x.shape[1] != self.dimension:
-            raise ValueError(f"locations must have shape (n, {self.dimension}), got {x.shape}")
+            raise ValueError(
+                f"locations must have shape (n, {self.dimension}), got {x.shape}"
+            )
         low, high = self.domain[:, 0], self.domain[:, 1]
         if np.any(x < low) or np.any(x > high):
             raise ValueError("locations must lie inside the grid's domain")
-        index = np.minimum(((x - low) / self.widths).astype(np.int64), np.array(self.shape) - 1)
+        index = np.minimum(
+            ((x - low) / self.widths).astype(np.int64), np.array(self.shape) - 1
+        )
         return np.ravel_multi_index(tuple(index.T), self.shape)
 
 
@@ -93,13 +99,19 @@ def domain_grid(domain, cells) -> Grid:
     box = finite_array(domain, "domain", ndim=(1, 2))
     box = box.reshape(1, 2) if box.ndim == 1 and box.size == 2 else box
     if box.ndim != 2 or box.shape[1] != 2 or np.any(box[:, 0] >= box[:, 1]):
-        raise ValueError(f"domain must be (low, high) per dimension, shape (d, 2) with low < high, "
-                         f"got {np.asarray(domain).tolist()!r}")
+        raise ValueError(
+            f"domain must be (low, high) per dimension, shape (d, 2) with low < high, "
+            f"got {np.asarray(domain).tolist()!r}"
+        )
     counts = [cells] * len(box) if np.ndim(cells) == 0 else list(cells)
     if len(counts) != len(box):
-        raise ValueError(f"cells must be one integer or one per axis ({len(box)}), got {cells!r}")
+        raise ValueError(
+            f"cells must be one integer or one per axis ({len(box)}), got {cells!r}"
+        )
     counts = [positive_int(c, "cells") for c in counts]
-    axes = tuple(lo + (hi - lo) * (np.arange(c) + 0.5) / c for (lo, hi), c in zip(box, counts))
+    axes = tuple(
+        lo + (hi - lo) * (np.arange(c) + 0.5) / c for (lo, hi), c in zip(box, counts)
+    )
     return Grid(box, axes)
 
 
@@ -125,7 +137,13 @@ def empirical_prior(grid: Grid, points) -> np.ndarray:
 def check_prior(prior, grid: Grid) -> np.ndarray:
     """``prior`` as a float array of ``grid.size`` weights >= 0 summing to 1 (to 1e-9)."""
     weights = finite_array(prior, "prior", ndim=(1,))
-    if weights.shape != (grid.size,) or np.any(weights < 0) or abs(weights.sum() - 1) > 1e-9:
-        raise ValueError(f"prior must hold {grid.size} weights >= 0 summing to 1, "
-                         f"got shape {weights.shape} and sum {weights.sum():.6g}")
+    if (
+        weights.shape != (grid.size,)
+        or np.any(weights < 0)
+        or abs(weights.sum() - 1) > 1e-9
+    ):
+        raise ValueError(
+            f"prior must hold {grid.size} weights >= 0 summing to 1, "
+            f"got shape {weights.shape} and sum {weights.sum():.6g}"
+        )
     return weights

@@ -27,8 +27,13 @@ from scipy.special import log_expit
 from dpnn import baselines, traversal
 from dpnn._validation import finite_array, positive_finite
 from dpnn.adversary.grid import Grid
-from dpnn.adversary.turns import parents, path_nodes, schedule_of, stop_height_of, \
-    turn_log_probabilities
+from dpnn.adversary.turns import (
+    parents,
+    path_nodes,
+    schedule_of,
+    stop_height_of,
+    turn_log_probabilities,
+)
 from dpnn.trees import KDTree, cell_boxes
 
 __all__ = ["Geo", "SquareMechanism", "LSRR", "DPTT"]
@@ -81,18 +86,25 @@ class SquareMechanism:
     def __init__(self, epsilon, domain, side=None):
         self.epsilon = positive_finite(epsilon, "epsilon")
         self.domain = baselines.check_domain(domain)
-        self.side = baselines.square_side(self.epsilon, self.domain) if side is None else side
+        self.side = (
+            baselines.square_side(self.epsilon, self.domain) if side is None else side
+        )
 
     def sample(self, locations, rng):
-        return baselines.square_mechanism(locations, self.epsilon, self.domain, rng, side=self.side)
+        return baselines.square_mechanism(
+            locations, self.epsilon, self.domain, rng, side=self.side
+        )
 
     def log_likelihood(self, releases, grid: Grid):
         """``epsilon`` where the release lies in the square S(x), 0 elsewhere (densities p = e^eps q, q)."""
         grid = _check_grid(grid, len(self.domain))
         y = finite_array(releases, "releases", ndim=(2,))
         low, high, half = self.domain[:, 0], self.domain[:, 1], self.side / 2
-        inside = [np.abs(y[:, [a]] - np.clip(axis, low[a] + half, high[a] - half)[None, :]) <= half
-                  for a, axis in enumerate(grid.axes)]
+        inside = [
+            np.abs(y[:, [a]] - np.clip(axis, low[a] + half, high[a] - half)[None, :])
+            <= half
+            for a, axis in enumerate(grid.axes)
+        ]
         return self.epsilon * _outer(inside, np.logical_and)
 
     def naive_guess(self, releases):
@@ -109,17 +121,25 @@ class LSRR:
         self.domain = baselines.check_domain(domain)
         self.levels = int(levels)
         # a_g read off the library's exact law: from the corner cell 0, cell 2^(g-1) on axis 0 is in group g
-        corner = baselines.lsrr_probabilities(self.domain[:, 0], self.epsilon, self.domain, self.levels)
+        corner = baselines.lsrr_probabilities(
+            self.domain[:, 0], self.epsilon, self.domain, self.levels
+        )
         first_row = corner.reshape(corner.shape[0], -1)[:, 0]
-        self.log_a = np.log([first_row[0]] + [first_row[2 ** (g - 1)] for g in range(1, self.levels)])
+        self.log_a = np.log(
+            [first_row[0]] + [first_row[2 ** (g - 1)] for g in range(1, self.levels)]
+        )
 
     def _cells(self, x, a):
         per_side = 2 ** (self.levels - 1)
         low, high = self.domain[a]
-        return np.minimum(((x - low) / (high - low) * per_side).astype(np.int64), per_side - 1)
+        return np.minimum(
+            ((x - low) / (high - low) * per_side).astype(np.int64), per_side - 1
+        )
 
     def sample(self, locations, rng):
-        return baselines.lsrr(locations, self.epsilon, self.domain, rng, levels=self.levels)
+        return baselines.lsrr(
+            locations, self.epsilon, self.domain, rng, levels=self.levels
+        )
 
     def log_likelihood(self, releases, grid: Grid):
         """``log a_g``, g the group of the released cell seen from x: max over axes of bit_length(c_x ^ c_y)."""
@@ -128,7 +148,13 @@ class LSRR:
         group = []
         for a, axis in enumerate(grid.axes):
             differ = self._cells(y[:, [a]], a) ^ self._cells(axis, a)[None, :]
-            group.append(np.where(differ > 0, np.floor(np.log2(np.maximum(differ, 1))).astype(int) + 1, 0))
+            group.append(
+                np.where(
+                    differ > 0,
+                    np.floor(np.log2(np.maximum(differ, 1))).astype(int) + 1,
+                    0,
+                )
+            )
         return self.log_a[_outer(group, np.maximum)]
 
     def naive_guess(self, releases):
@@ -143,8 +169,15 @@ class DPTT:
     per level), as for :func:`dpnn.traversal.dptt`.
     """
 
-    def __init__(self, tree: KDTree, epsilon, utility: str, domain, sensitivity=None,
-                 variant: str = "basic"):
+    def __init__(
+        self,
+        tree: KDTree,
+        epsilon,
+        utility: str,
+        domain,
+        sensitivity=None,
+        variant: str = "basic",
+    ):
         if not isinstance(tree, KDTree) or not tree.leaf_only:
             raise ValueError("tree must be a leaf-only KDTree (dpnn.trees.build_tree)")
         self.tree, self.utility, self.variant = tree, utility, variant
@@ -159,51 +192,85 @@ class DPTT:
 
     def sample(self, locations, rng):
         """The end node of each client's transcript, drawn by :func:`dpnn.traversal.dptt`."""
-        keywords = traversal.parse_variant("basic" if self.variant.startswith("N") else self.variant)
+        keywords = traversal.parse_variant(
+            "basic" if self.variant.startswith("N") else self.variant
+        )
         keywords.pop("neighborhood")
-        result = traversal.dptt(self.tree, locations, self.schedule, self.utility, self.sensitivity,
-                                rng=rng, **keywords)
-        end = self._leaf[result.indices[result.offsets[:-1]]]  # one released point per query
+        result = traversal.dptt(
+            self.tree,
+            locations,
+            self.schedule,
+            self.utility,
+            self.sensitivity,
+            rng=rng,
+            **keywords,
+        )
+        end = self._leaf[
+            result.indices[result.offsets[:-1]]
+        ]  # one released point per query
         while True:  # E: climb to the first node of height <= s on the path
             up = self._parent[end]
-            climb = (up >= 0) & (self.tree.height[np.maximum(up, 0)] <= self.stop_height)
+            climb = (up >= 0) & (
+                self.tree.height[np.maximum(up, 0)] <= self.stop_height
+            )
             if not climb.any():
                 return end
             end = np.where(climb, up, end)
 
     def log_likelihood(self, releases, grid: Grid):
         grid = _check_grid(grid, self.tree.dimension)
-        nodes, right = path_nodes(self.tree, np.asarray(releases, dtype=np.intp), self._parent)
+        nodes, right = path_nodes(
+            self.tree, np.asarray(releases, dtype=np.intp), self._parent
+        )
         cmp = self.utility == "cmp"
-        total = [np.zeros((len(nodes), len(axis))) for axis in grid.axes] if cmp \
+        total = (
+            [np.zeros((len(nodes), len(axis))) for axis in grid.axes]
+            if cmp
             else np.zeros((len(nodes), grid.size))
+        )
         scale = self.schedule / (2 * (self.sensitivity or 1.0))
         for level in range(nodes.shape[1]):
             live = nodes[:, level] >= 0
             unique, where = np.unique(nodes[live, level], return_inverse=True)
-            if cmp:  # a CMP turn depends on one coordinate: compute it along that axis only
+            if (
+                cmp
+            ):  # a CMP turn depends on one coordinate: compute it along that axis only
                 for a, axis in enumerate(grid.axes):
                     on_axis = self.tree.axis[unique] == a
                     if not on_axis.any():
                         continue
-                    column = np.broadcast_to(axis[:, None], (len(axis), self.tree.dimension)).copy()
-                    left, go_right = turn_log_probabilities(self.tree, unique[on_axis], column,
-                                                            self.schedule[level], "cmp")
+                    column = np.broadcast_to(
+                        axis[:, None], (len(axis), self.tree.dimension)
+                    ).copy()
+                    left, go_right = turn_log_probabilities(
+                        self.tree, unique[on_axis], column, self.schedule[level], "cmp"
+                    )
                     pick = np.full(len(unique), -1)
                     pick[on_axis] = np.arange(on_axis.sum())
                     rows = np.flatnonzero(live)
                     mine = pick[where] >= 0
                     turned = right[rows[mine], level]
-                    chosen = np.where(turned[:, None], go_right[pick[where][mine]], left[pick[where][mine]])
+                    chosen = np.where(
+                        turned[:, None],
+                        go_right[pick[where][mine]],
+                        left[pick[where][mine]],
+                    )
                     total[a][rows[mine]] += chosen
             else:
                 # Alg. 13: u_R - u_L = distance to the left child's value - distance to the right's
-                children = self.tree.points[self.tree.point[np.concatenate([self.tree.left[unique],
-                                                                            self.tree.right[unique]])]]
+                children = self.tree.points[
+                    self.tree.point[
+                        np.concatenate(
+                            [self.tree.left[unique], self.tree.right[unique]]
+                        )
+                    ]
+                ]
                 distance = grid.distances(children)
-                z = scale[level] * (distance[: len(unique)] - distance[len(unique):])
+                z = scale[level] * (distance[: len(unique)] - distance[len(unique) :])
                 turned = right[live, level]
-                total[live] += log_expit(np.where(turned[:, None], 1.0, -1.0) * z[where])
+                total[live] += log_expit(
+                    np.where(turned[:, None], 1.0, -1.0) * z[where]
+                )
         return _outer(total, np.add) if cmp else total
 
     def naive_guess(self, releases):

@@ -24,8 +24,17 @@ from dpnn.adversary.turns import path_log_law, schedule_of
 from dpnn.traversal import dptt_ledger
 from dpnn.trees import KDTree
 
-__all__ = ["ACCOUNTING_METHODS", "hockey_stick", "exact_epsilon", "pair_laws", "pair_epsilon",
-           "pair_delta", "accounted_epsilon", "corner_pair", "worst_pair_at_distance"]
+__all__ = [
+    "ACCOUNTING_METHODS",
+    "hockey_stick",
+    "exact_epsilon",
+    "pair_laws",
+    "pair_epsilon",
+    "pair_delta",
+    "accounted_epsilon",
+    "corner_pair",
+    "worst_pair_at_distance",
+]
 
 #: The ledger's methods set beside the exact curve: the thesis's Thm 2.13 reading, Thm 2.13 over
 #: range-bounded steps, zCDP and the PLD composition.
@@ -48,9 +57,15 @@ def _one_sided(log_p, log_q, epsilon):
 def _check_laws(log_p, log_q):
     log_p = np.asarray(log_p, dtype=float)
     log_q = np.asarray(log_q, dtype=float)
-    if log_p.shape != log_q.shape or log_p.ndim != 1 or not np.all(np.isfinite(log_p)) \
-            or not np.all(np.isfinite(log_q)):
-        raise ValueError("log_p and log_q must be 1-D arrays of equal length of finite log-probabilities")
+    if (
+        log_p.shape != log_q.shape
+        or log_p.ndim != 1
+        or not np.all(np.isfinite(log_p))
+        or not np.all(np.isfinite(log_q))
+    ):
+        raise ValueError(
+            "log_p and log_q must be 1-D arrays of equal length of finite log-probabilities"
+        )
     return log_p, log_q
 
 
@@ -70,11 +85,15 @@ def _one_sided_epsilon(log_p, log_q, delta):
     loss, p, q = loss[order], np.exp(log_p[order]), np.exp(log_q[order])
     tail_p, tail_q = np.cumsum(p), np.cumsum(q)
     # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
-    at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate([[0.0], tail_q[:-1]])
+    at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
+        [[0.0], tail_q[:-1]]
+    )
     # delta(loss[k]) grows with k (the losses fall); the answer lies in (loss[k], loss[k - 1]] for
     # the first k with delta(loss[k]) > delta, where the top k outcomes count
     above = np.flatnonzero(at_loss > delta)
-    if not above.size:  # delta(eps) <= delta already at the smallest loss, which is <= 0
+    if (
+        not above.size
+    ):  # delta(eps) <= delta already at the smallest loss, which is <= 0
         return 0.0
     return _solve(tail_p, tail_q, loss, delta, int(above[0]))
 
@@ -94,34 +113,68 @@ def exact_epsilon(log_p, log_q, delta) -> float:
     delta = nonnegative_finite(delta, "delta")
     if delta >= 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}")
-    return max(_one_sided_epsilon(log_p, log_q, delta), _one_sided_epsilon(log_q, log_p, delta))
+    return max(
+        _one_sided_epsilon(log_p, log_q, delta), _one_sided_epsilon(log_q, log_p, delta)
+    )
 
 
-def pair_laws(tree: KDTree, x, x_prime, epsilon, utility: str, sensitivity=None, stop_height: int = 0):
+def pair_laws(
+    tree: KDTree,
+    x,
+    x_prime,
+    epsilon,
+    utility: str,
+    sensitivity=None,
+    stop_height: int = 0,
+):
     """The two transcript laws ``(ends, log P, log Q)`` for queries x and x' (see ``path_log_law``)."""
-    ends, log_p = path_log_law(tree, np.vstack([np.atleast_1d(x), np.atleast_1d(x_prime)]), epsilon,
-                               utility, sensitivity, stop_height)
+    ends, log_p = path_log_law(
+        tree,
+        np.vstack([np.atleast_1d(x), np.atleast_1d(x_prime)]),
+        epsilon,
+        utility,
+        sensitivity,
+        stop_height,
+    )
     return ends, log_p[0], log_p[1]
 
 
-def pair_epsilon(tree, x, x_prime, epsilon, utility, delta, sensitivity=None, stop_height=0) -> float:
+def pair_epsilon(
+    tree, x, x_prime, epsilon, utility, delta, sensitivity=None, stop_height=0
+) -> float:
     """The actual epsilon at ``delta`` of the transcript for the pair (x, x')."""
-    _, log_p, log_q = pair_laws(tree, x, x_prime, epsilon, utility, sensitivity, stop_height)
+    _, log_p, log_q = pair_laws(
+        tree, x, x_prime, epsilon, utility, sensitivity, stop_height
+    )
     return exact_epsilon(log_p, log_q, delta)
 
 
-def pair_delta(tree, x, x_prime, epsilon, utility, at_epsilon, sensitivity=None, stop_height=0):
+def pair_delta(
+    tree, x, x_prime, epsilon, utility, at_epsilon, sensitivity=None, stop_height=0
+):
     """The exact privacy curve ``delta(at_epsilon)`` of the transcript for the pair (x, x')."""
-    _, log_p, log_q = pair_laws(tree, x, x_prime, epsilon, utility, sensitivity, stop_height)
+    _, log_p, log_q = pair_laws(
+        tree, x, x_prime, epsilon, utility, sensitivity, stop_height
+    )
     return hockey_stick(log_p, log_q, at_epsilon)
 
 
-def accounted_epsilon(tree: KDTree, epsilon, utility: str, delta, methods=ACCOUNTING_METHODS,
-                      splits: int = 0) -> dict:
+def accounted_epsilon(
+    tree: KDTree,
+    epsilon,
+    utility: str,
+    delta,
+    methods=ACCOUNTING_METHODS,
+    splits: int = 0,
+) -> dict:
     """What the ledger charges one basic (``splits=0``) or E<splits> run: ``{method: epsilon at delta}``."""
     delta = probability_open(delta, "delta")
-    ledger = dptt_ledger(schedule_of(tree, epsilon)[: tree.tree_height], utility,
-                         "early" if splits else "basic", splits)
+    ledger = dptt_ledger(
+        schedule_of(tree, epsilon)[: tree.tree_height],
+        utility,
+        "early" if splits else "basic",
+        splits,
+    )
     return {method: ledger.epsilon(delta, method) for method in methods}
 
 
@@ -138,8 +191,18 @@ def corner_pair(domain) -> tuple[np.ndarray, np.ndarray]:
     return box[:, 0].copy(), box[:, 1].copy()
 
 
-def worst_pair_at_distance(tree: KDTree, domain, distance, epsilon, utility, delta, rng,
-                           sensitivity=None, candidates: int = 64, stop_height: int = 0):
+def worst_pair_at_distance(
+    tree: KDTree,
+    domain,
+    distance,
+    epsilon,
+    utility,
+    delta,
+    rng,
+    sensitivity=None,
+    candidates: int = 64,
+    stop_height: int = 0,
+):
     """The pair at ``distance`` with the largest actual epsilon among random candidates and the nudges of the best.
 
     Draws ``candidates`` pairs (a uniform first point of the domain, a uniform
@@ -155,11 +218,15 @@ def worst_pair_at_distance(tree: KDTree, domain, distance, epsilon, utility, del
     def pair(centre, direction):
         u = direction / np.linalg.norm(direction)
         a, b = centre - u * distance / 2, centre + u * distance / 2
-        inside = np.all((a >= box[:, 0]) & (a <= box[:, 1]) & (b >= box[:, 0]) & (b <= box[:, 1]))
+        inside = np.all(
+            (a >= box[:, 0]) & (a <= box[:, 1]) & (b >= box[:, 0]) & (b <= box[:, 1])
+        )
         return (a, b) if inside else None
 
     def score(p):
-        return pair_epsilon(tree, p[0], p[1], epsilon, utility, delta, sensitivity, stop_height)
+        return pair_epsilon(
+            tree, p[0], p[1], epsilon, utility, delta, sensitivity, stop_height
+        )
 
     best, best_value = None, -np.inf
     widths = box[:, 1] - box[:, 0]
@@ -168,7 +235,9 @@ def worst_pair_at_distance(tree: KDTree, domain, distance, epsilon, utility, del
         if p is not None and (value := score(p)) > best_value:
             best, best_value = p, value
     if best is None:
-        raise ValueError(f"distance {distance} leaves no pair inside the domain among {candidates} tries")
+        raise ValueError(
+            f"distance {distance} leaves no pair inside the domain among {candidates} tries"
+        )
     for i in range(candidates):
         step = widths * 0.1 * 0.9**i
         centre = (best[0] + best[1]) / 2 + rng.normal(0, 1, d) * step

@@ -20,8 +20,14 @@ from scipy.special import log_expit
 from dpnn._validation import finite_array, positive_finite
 from dpnn.trees import KDTree
 
-__all__ = ["schedule_of", "parents", "turn_log_probabilities", "path_nodes", "path_log_law",
-           "stop_height_of"]
+__all__ = [
+    "schedule_of",
+    "parents",
+    "turn_log_probabilities",
+    "path_nodes",
+    "path_log_law",
+    "stop_height_of",
+]
 
 
 def schedule_of(tree: KDTree, epsilon) -> np.ndarray:
@@ -31,8 +37,10 @@ def schedule_of(tree: KDTree, epsilon) -> np.ndarray:
         return np.full(height, positive_finite(epsilon, "epsilon"))
     schedule = finite_array(epsilon, "epsilon", ndim=(1,))
     if len(schedule) != tree.tree_height or np.any(schedule <= 0):
-        raise ValueError(f"epsilon must be a number > 0 or {tree.tree_height} numbers > 0 "
-                         f"(one per tree level), got {len(schedule)} values")
+        raise ValueError(
+            f"epsilon must be a number > 0 or {tree.tree_height} numbers > 0 "
+            f"(one per tree level), got {len(schedule)} values"
+        )
     return schedule
 
 
@@ -53,11 +61,15 @@ def stop_height_of(variant: str) -> int:
 def _check_utility(utility, sensitivity):
     if utility == "cmp":
         if sensitivity not in (None, 1, 1.0):
-            raise ValueError(f"sensitivity of the CMP utility is 1; got {sensitivity!r}")
+            raise ValueError(
+                f"sensitivity of the CMP utility is 1; got {sensitivity!r}"
+            )
         return 1.0
     if utility == "dis":
         if sensitivity is None:
-            raise ValueError("sensitivity must be given for the DIS utility (a number > 0)")
+            raise ValueError(
+                "sensitivity must be given for the DIS utility (a number > 0)"
+            )
         return positive_finite(sensitivity, "sensitivity")
     raise ValueError(f"utility must be 'cmp' or 'dis', got {utility!r}")
 
@@ -75,14 +87,22 @@ def _gap(tree, nodes, locations, utility):
     """``u_R - u_L`` at each node (rows) for each location (columns)."""
     if utility == "cmp":
         below = locations[None, :, :] < tree.split[nodes][:, None, None]
-        below = np.take_along_axis(below, tree.axis[nodes][:, None, None], axis=2)[:, :, 0]
+        below = np.take_along_axis(below, tree.axis[nodes][:, None, None], axis=2)[
+            :, :, 0
+        ]
         return np.where(below, -1.0, 1.0)
-    to_left = np.linalg.norm(locations[None] - tree.points[tree.point[tree.left[nodes]]][:, None], axis=2)
-    to_right = np.linalg.norm(locations[None] - tree.points[tree.point[tree.right[nodes]]][:, None], axis=2)
+    to_left = np.linalg.norm(
+        locations[None] - tree.points[tree.point[tree.left[nodes]]][:, None], axis=2
+    )
+    to_right = np.linalg.norm(
+        locations[None] - tree.points[tree.point[tree.right[nodes]]][:, None], axis=2
+    )
     return to_left - to_right
 
 
-def turn_log_probabilities(tree: KDTree, nodes, locations, epsilon, utility: str, sensitivity=None):
+def turn_log_probabilities(
+    tree: KDTree, nodes, locations, epsilon, utility: str, sensitivity=None
+):
     """``(log Pr[left], log Pr[right])`` at inner ``nodes`` for a query at each of ``locations``.
 
     ``epsilon`` is the budget of each node's level (a number, or one per node).
@@ -93,7 +113,9 @@ def turn_log_probabilities(tree: KDTree, nodes, locations, epsilon, utility: str
     if np.any(tree.left[nodes] < 0):
         raise ValueError("nodes must be inner nodes of the tree")
     x = finite_array(locations, "locations", ndim=(2,))
-    scale = np.broadcast_to(np.asarray(epsilon, dtype=float), nodes.shape)[:, None] / (2 * sensitivity)
+    scale = np.broadcast_to(np.asarray(epsilon, dtype=float), nodes.shape)[:, None] / (
+        2 * sensitivity
+    )
     z = scale * _gap(tree, nodes, x, utility)
     return log_expit(-z), log_expit(z)
 
@@ -122,8 +144,14 @@ def path_nodes(tree: KDTree, ends, parent=None) -> tuple[np.ndarray, np.ndarray]
         current = np.where(live, up, current)
 
 
-def path_log_law(tree: KDTree, locations, epsilon, utility: str, sensitivity=None,
-                 stop_height: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def path_log_law(
+    tree: KDTree,
+    locations,
+    epsilon,
+    utility: str,
+    sensitivity=None,
+    stop_height: int = 0,
+) -> tuple[np.ndarray, np.ndarray]:
     """The exact law of the transcript for a query at each location: ``(ends, log_probabilities)``.
 
     ``ends`` are the nodes a transcript can end at (the leaves for basic; the
@@ -137,19 +165,27 @@ def path_log_law(tree: KDTree, locations, epsilon, utility: str, sensitivity=Non
     x = finite_array(locations, "locations", ndim=(1, 2))
     x = x.reshape(1, -1) if x.ndim == 1 else x
     if x.shape[1] != tree.dimension:
-        raise ValueError(f"locations must have dimension {tree.dimension}, got shape {x.shape}")
-    if isinstance(stop_height, bool) or int(stop_height) != stop_height or stop_height < 0:
+        raise ValueError(
+            f"locations must have dimension {tree.dimension}, got shape {x.shape}"
+        )
+    if (
+        isinstance(stop_height, bool)
+        or int(stop_height) != stop_height
+        or stop_height < 0
+    ):
         raise ValueError(f"stop_height must be an integer >= 0, got {stop_height!r}")
     log_p = np.zeros((tree.n_nodes, len(x)))
     walking = (tree.left >= 0) & (tree.height > stop_height)
     by_depth = np.argsort(tree.depth, kind="stable")
     bounds = np.searchsorted(tree.depth[by_depth], np.arange(int(tree.depth.max()) + 2))
     for level in range(len(bounds) - 1):
-        nodes = by_depth[bounds[level]:bounds[level + 1]]
+        nodes = by_depth[bounds[level] : bounds[level + 1]]
         nodes = nodes[walking[nodes]]
         if not nodes.size:
             continue
-        left, right = turn_log_probabilities(tree, nodes, x, schedule[level], utility, sensitivity)
+        left, right = turn_log_probabilities(
+            tree, nodes, x, schedule[level], utility, sensitivity
+        )
         log_p[tree.left[nodes]] = log_p[nodes] + left
         log_p[tree.right[nodes]] = log_p[nodes] + right
     parent = parents(tree)
