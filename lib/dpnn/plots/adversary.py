@@ -1,0 +1,53 @@
+"""What the server learns (notebook 14): the optimal adversary's error, actual against accounted epsilon."""
+
+from __future__ import annotations
+
+import numpy as np
+import seaborn as sns
+
+from .common import _axes
+
+
+def inference_error_panel(eps_star, errors, prior_only, *, standard_errors=None,
+                          title="", ax=None):
+    """The optimal adversary's error against the composed eps*, one line per mechanism.
+
+    ``errors`` maps a mechanism's name to its errors at each ``eps_star``
+    (in domain diameters); ``standard_errors`` the same for error bars;
+    ``prior_only`` is drawn as a dashed horizontal reference line.
+    """
+    fig, ax = _axes(ax)
+    colours = sns.color_palette("colorblind", len(errors))
+    for colour, (name, values) in zip(colours, errors.items()):
+        err = None if standard_errors is None else standard_errors.get(name)
+        ax.errorbar(eps_star, values, yerr=err, color=colour, marker="o", ms=4, capsize=2,
+                    label=name)
+    ax.axhline(prior_only, color="0.3", ls="--", lw=1, label="prior only (no release)")
+    ax.set_xscale("log")
+    ax.set_xticks(list(eps_star), labels=[f"{v:g}" for v in eps_star])
+    ax.minorticks_off()
+    ax.set(xlabel="composed ε* (δ = 1/N)", ylabel="optimal adversary's error (D)", title=title)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="x-small")
+    return fig
+
+
+def actual_against_accounted(distance, actual, accounted, *, worst=None, title="", ax=None):
+    """Actual epsilon of query pairs against their distance, with the ledger's bounds as lines.
+
+    ``actual`` maps a label (e.g. "random pairs, median") to values over
+    ``distance``; ``accounted`` maps an accounting method to its epsilon;
+    ``worst`` optionally ``(distance, epsilon)`` of the worst pair found, starred.
+    """
+    fig, ax = _axes(ax)
+    for name, values in actual.items():
+        ax.plot(distance, values, marker="o", ms=4, label=name)
+    if worst is not None:
+        ax.plot(*worst, marker="*", ms=12, ls="none", color="black", label="worst pair found")
+    styles = ["--", ":", "-.", (0, (5, 1))]
+    for style, (method, value) in zip(styles, accounted.items()):
+        ax.axhline(value, color="0.35", ls=style, lw=1, label=f"ledger: {method}")
+    ax.set(xlabel="distance between the two queries (D)", ylabel="ε at δ = 1/N", title=title)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="x-small")
+    return fig
