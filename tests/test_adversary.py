@@ -340,15 +340,21 @@ def test_optimal_error_never_exceeds_prior_only_nor_the_naive_guesses(prior_kind
         if prior_kind == "uniform"
         else empirical_prior(grid, points)
     )
-    z = stats.norm.isf(ALPHA / 14)  # one-sided, 7 mechanisms x 2 comparisons
+    z = stats.norm.isf(
+        ALPHA / 28
+    )  # 7 mechanisms x (one one-sided + one two-sided test)
     for mechanism in mechanisms(tree, UNIT_SQUARE):
         result = adversary_error(mechanism, grid, prior, 300, rng, block=50)
         # given each release, the optimal guess's posterior error is at most the naive guess's
         assert np.all(
             result.per_release <= result.naive_per_release + 1e-9 * grid.diameter
         )
-        # and on average at most the prior-only error (each release's term has mean <= it)
+        # and on average at most the prior-only error (beyond Monte Carlo error)
         assert result.error <= result.prior_only + z * result.standard_error
+        # the posterior is calibrated (the likelihood is the sampler's law): the prior-only
+        # guess's posterior loss averages to the prior-only error
+        fixed = result.fixed - result.prior_only
+        assert abs(fixed.mean()) <= z * fixed.std(ddof=1) / math.sqrt(len(fixed))
         difference = result.optimal_realised - result.naive  # realised errors, paired
         assert difference.mean() <= z * difference.std(ddof=1) / math.sqrt(
             len(difference)
@@ -467,3 +473,19 @@ def test_exact_loss_agrees_with_the_audit_within_its_confidence():
     # each kept bin's estimate within z standard errors of the exact loss (Bonferroni over bins, two sides)
     assert np.all(np.abs(loss.log_ratio - exact) <= loss.z * loss.standard_error)
     assert loss.lower_bound <= np.max(np.abs(log_p - log_q))
+
+
+def test_control_variate_estimate_agrees_with_the_plain_mean():
+    rng = np.random.default_rng(16)
+    grid = domain_grid(UNIT_SQUARE, 20)
+    z = stats.norm.isf(ALPHA / 4)  # two mechanisms, two sides
+    for mechanism in (Geo(2.0, UNIT_SQUARE), SquareMechanism(6.0, UNIT_SQUARE)):
+        result = adversary_error(mechanism, grid, uniform_prior(grid), 400, rng)
+        assert np.all(
+            result.per_release <= result.fixed + 1e-9
+        )  # optimal <= prior guess
+        assert 0 <= result.beta <= 1
+        assert result.standard_error <= result.per_release.std(ddof=1) / math.sqrt(400)
+        # the two estimates of one expectation differ by beta (mean(fixed) - prior only)
+        difference = result.fixed - result.prior_only
+        assert abs(difference.mean()) <= z * difference.std(ddof=1) / math.sqrt(400)

@@ -32,22 +32,27 @@ def inference_error_panel(eps_star, errors, prior_only, *, standard_errors=None,
     return fig
 
 
-def actual_against_accounted(distance, actual, accounted, *, worst=None, title="", ax=None):
+def actual_against_accounted(distance, actual, accounted, *, marked=None, title="",
+                             legend="best", ax=None):
     """Actual epsilon of query pairs against their distance, with the ledger's bounds as lines.
 
     ``actual`` maps a label (e.g. "random pairs, median") to values over
     ``distance``; ``accounted`` maps an accounting method to its epsilon;
-    ``worst`` optionally ``(distance, epsilon)`` of the worst pair found, starred.
+    ``marked`` optionally maps a label to ``(distance, epsilon)`` of single
+    pairs (the worst found), drawn as markers. Both axes are logarithmic.
+    ``legend`` is the legend's matplotlib location, or None for no legend.
     """
     fig, ax = _axes(ax)
     for name, values in actual.items():
         ax.plot(distance, values, marker="o", ms=4, label=name)
-    if worst is not None:
-        ax.plot(*worst, marker="*", ms=12, ls="none", color="black", label="worst pair found")
+    for (name, point), shape in zip((marked or {}).items(), "*Ds^"):
+        ax.plot(*point, marker=shape, ms=9, ls="none", color="black", label=name,
+                fillstyle="none" if shape != "*" else "full")
     styles = ["--", ":", "-.", (0, (5, 1))]
     for style, (method, value) in zip(styles, accounted.items()):
         ax.axhline(value, color="0.35", ls=style, lw=1, label=f"ledger: {method}")
-    ax.set(xlabel="distance between the two queries (D)", ylabel="ε at δ = 1/N", title=title)
-    ax.set_ylim(bottom=0)
-    ax.legend(fontsize="x-small")
+    ax.set(xlabel="distance between the two queries (D)", ylabel="ε at δ = 1/N", title=title,
+           xscale="log", yscale="log")
+    if legend is not None:
+        ax.legend(fontsize="x-small", loc=legend)
     return fig
