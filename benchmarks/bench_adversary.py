@@ -1,4 +1,5 @@
-"""Time the Bayes-optimal adversary and the exact transcript privacy at the thesis's sizes.
+"""Time the Bayes-optimal adversary and the exact transcript privacy at the thesis's
+sizes.
 
 Writes benchmarks/results/adversary.json: the wall time of the grid posterior
 (likelihoods, normalisation) for 1e4 GEO and DP-TT-CMP releases on a 256 x 256
@@ -49,7 +50,9 @@ def main() -> dict:
         releases = mechanism.sample(truth, rng)
         _, seconds = timed(lambda: posterior_blocks(mechanism, releases, grid, prior))
         results[f"{name}: posterior of 1e4 releases on 256 x 256, seconds"] = seconds
-        weights = adversary.posterior(mechanism.log_likelihood(releases[:1000], grid), prior)
+        weights = adversary.posterior(
+            mechanism.log_likelihood(releases[:1000], grid), prior
+        )
         _, seconds = timed(lambda: adversary.bayes_estimate(weights, grid))
         results[f"{name}: geometric median of 1e3 posteriors, seconds"] = seconds
 
@@ -63,7 +66,7 @@ def main() -> dict:
         results |= {
             f"{utility.upper()} N=1e5 corner pair: path laws, seconds": seconds,
             f"{utility.upper()} N=1e5 corner pair: epsilon at 1e-5, seconds": solve,
-            f"{utility.upper()} N=1e5 corner pair eps=1: actual epsilon at 1e-5": epsilon,
+            f"{utility.upper()} N=1e5 corner pair eps=1: actual eps at 1e-5": epsilon,
         }
         charged = adversary.accounted_epsilon(tree, 1.0, utility, 1e-5)
         for method, value in charged.items():

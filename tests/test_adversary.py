@@ -1,4 +1,5 @@
-"""dpnn.adversary: the Bayes-optimal adversary and the exact privacy of DP-TT transcripts.
+"""dpnn.adversary: the Bayes-optimal adversary and the exact privacy of DP-TT
+transcripts.
 
 Independent references: mpmath quadrature of a closed-form 1-D posterior; the
 library's own exact laws (``lsrr_probabilities``); a brute-force recursion over
@@ -47,7 +48,8 @@ ALPHA = 1e-3
 UNIT_SQUARE = np.array([[0.0, 1.0], [0.0, 1.0]])
 
 
-# --- the grid and priors ---------------------------------------------------------------------
+# --- the grid and priors
+# ---------------------------------------------------------------------
 
 
 def test_grid_error_is_half_a_cell_diagonal_and_cells_hold_their_points():
@@ -93,7 +95,8 @@ def test_priors_sum_to_one_and_bad_priors_are_rejected():
 
 
 def test_prior_only_error_converges_to_the_mean_distance_from_the_square_centre():
-    # mean distance of a uniform point of the unit square from its centre: (sqrt 2 + asinh 1) / 6
+    # mean distance of a uniform point of the unit square from its centre: (sqrt 2 +
+    # asinh 1) / 6
     exact = (math.sqrt(2) + math.asinh(1)) / 6
     gaps = []
     for cells in (8, 32, 128):
@@ -103,11 +106,13 @@ def test_prior_only_error_converges_to_the_mean_distance_from_the_square_centre(
     assert gaps[0] > gaps[1] > gaps[2]
 
 
-# --- the Bayes estimate against a closed-form 1-D posterior ------------------------------------
+# --- the Bayes estimate against a closed-form 1-D posterior
+# ------------------------------------
 
 
 def laplace_posterior_reference(y, epsilon):
-    """Uniform prior on [0, 1], Laplace release y: posterior median, E|x - m|, mean, variance (mpmath)."""
+    """Uniform prior on [0, 1], Laplace release y: posterior median, E|x - m|, mean,
+    variance (mpmath)."""
     mpmath.mp.dps = 30
     density = lambda x: mpmath.exp(-epsilon * abs(x - y))  # noqa: E731
     points = [0, min(max(y, 0), 1), 1]
@@ -144,7 +149,8 @@ def test_bayes_estimate_matches_the_closed_form_laplace_posterior(y, epsilon):
     )
     median, error, mean, variance = laplace_posterior_reference(y, epsilon)
     guess, value = bayes_estimate(weights, grid, "euclidean")
-    # moving every location by at most the grid error moves the median and E|x - m| by at most that
+    # moving every location by at most the grid error moves the median and E|x - m| by
+    # at most that
     assert abs(guess[0, 0] - median) <= 2 * grid.error
     assert abs(value[0] - error) <= 2 * grid.error
     guess, value = bayes_estimate(weights, grid, "squared")
@@ -175,7 +181,8 @@ def test_geometric_median_of_a_heavy_point_is_that_point():
     assert np.allclose(geometric_median(weights, grid)[0], grid.points[10])
 
 
-# --- likelihoods against the library's laws ------------------------------------------------------
+# --- likelihoods against the library's laws
+# ------------------------------------------------------
 
 
 def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
@@ -208,11 +215,13 @@ def test_square_mechanism_releases_land_in_the_likelihood_square_at_the_stated_r
     assert stats.binomtest(int(inside.sum()), len(inside), expected).pvalue > ALPHA
 
 
-# --- DP-TT transcripts against brute force and against dptt's samples ----------------------------
+# --- DP-TT transcripts against brute force and against dptt's samples
+# ----------------------------
 
 
 def brute_force_leaf_laws(tree, query, epsilon, utility, sensitivity=1.0):
-    """Every root-to-leaf path by recursion, each turn from Alg. 12 with Alg. 13/14's utilities."""
+    """Every root-to-leaf path by recursion, each turn from Alg. 12 with Alg. 13/14's
+    utilities."""
     laws = {}
 
     def walk(node, probability):
@@ -313,7 +322,8 @@ def test_turn_probabilities_reject_leaves_and_bad_utilities():
         turn_log_probabilities(tree, [0], [[0.5, 0.5]], 1.0, "dis")
 
 
-# --- the optimal adversary against the prior-only error and the naive guesses ---------------------
+# --- the optimal adversary against the prior-only error and the naive guesses
+# ---------------------
 
 
 def mechanisms(tree, domain):
@@ -345,13 +355,15 @@ def test_optimal_error_never_exceeds_prior_only_nor_the_naive_guesses(prior_kind
     )  # 7 mechanisms x (one one-sided + one two-sided test)
     for mechanism in mechanisms(tree, UNIT_SQUARE):
         result = adversary_error(mechanism, grid, prior, 300, rng, block=50)
-        # given each release, the optimal guess's posterior error is at most the naive guess's
+        # given each release, the optimal guess's posterior error is at most the naive
+        # guess's
         assert np.all(
             result.per_release <= result.naive_per_release + 1e-9 * grid.diameter
         )
         # and on average at most the prior-only error (beyond Monte Carlo error)
         assert result.error <= result.prior_only + z * result.standard_error
-        # the posterior is calibrated (the likelihood is the sampler's law): the prior-only
+        # the posterior is calibrated (the likelihood is the sampler's law): the prior-
+        # only
         # guess's posterior loss averages to the prior-only error
         fixed = result.fixed - result.prior_only
         assert abs(fixed.mean()) <= z * fixed.std(ddof=1) / math.sqrt(len(fixed))
@@ -386,7 +398,8 @@ def test_adversary_error_rejects_bad_input():
         Geo(1.0, UNIT_SQUARE).log_likelihood([[0.5, 0.5]], domain_grid([[0, 1]], 4))
 
 
-# --- the exact privacy of a whole transcript ------------------------------------------------------
+# --- the exact privacy of a whole transcript
+# ------------------------------------------------------
 
 
 def test_hockey_stick_and_exact_epsilon_against_direct_sums():
@@ -470,7 +483,8 @@ def test_exact_loss_agrees_with_the_audit_within_its_confidence():
         counts.append(np.array([(landed == e).sum() for e in ends]))
     loss = audit.binned_loss(counts[0], counts[1], false_alarm=ALPHA / 2)
     exact = (log_p - log_q)[loss.bins]
-    # each kept bin's estimate within z standard errors of the exact loss (Bonferroni over bins, two sides)
+    # each kept bin's estimate within z standard errors of the exact loss (Bonferroni
+    # over bins, two sides)
     assert np.all(np.abs(loss.log_ratio - exact) <= loss.z * loss.standard_error)
     assert loss.lower_bound <= np.max(np.abs(log_p - log_q))
 

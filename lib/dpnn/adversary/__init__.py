@@ -1,10 +1,13 @@
-"""What the server really learns: the Bayes-optimal adversary and the exact privacy of DP-TT transcripts.
+"""What the server really learns: the Bayes-optimal adversary and the exact privacy
+of DP-TT transcripts.
 
-- :mod:`~dpnn.adversary.grid`: the domain as a grid of cells, uniform and empirical priors;
-- :mod:`~dpnn.adversary.turns`: DP-TT's turn probabilities at any location, the law of a path;
-- :mod:`~dpnn.adversary.likelihoods`: each mechanism's release and its likelihood on the grid;
-- :mod:`~dpnn.adversary.estimate`: posterior, Bayes-optimal guess, the adversary's expected error;
-- :mod:`~dpnn.adversary.transcript`: the exact privacy curve of a whole basic DP-TT transcript.
+===============  ================================================================
+``grid``         the domain as a grid of cells; uniform and empirical priors
+``turns``        DP-TT's turn probabilities at any location; the law of a path
+``likelihoods``  each mechanism's release and its likelihood on the grid
+``estimate``     posterior, Bayes-optimal guess, the adversary's expected error
+``transcript``   the exact privacy curve of a whole basic DP-TT transcript
+===============  ================================================================
 """
 
 from dpnn.adversary.estimate import *  # noqa: F401,F403

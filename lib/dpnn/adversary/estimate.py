@@ -47,7 +47,8 @@ def _check_loss(loss):
 
 
 def posterior(log_likelihood, prior) -> np.ndarray:
-    """Posterior weights per cell, shape (n, size), from log-likelihoods (n, size) and a prior (size,).
+    """Posterior weights per cell, shape (n, size), from log-likelihoods (n, size) and a
+    prior (size,).
 
     Normalised after subtracting each row's largest log-weight, so no row
     underflows; cells of prior weight 0 get posterior weight 0.
@@ -76,7 +77,8 @@ def _expected_distance(weights, grid, guess):
 
 
 def _weiszfeld(w, grid: Grid, guess, tolerance, max_iterations):
-    """Weiszfeld's iteration from ``guess`` until no row moves by ``tolerance`` x diameter."""
+    """Weiszfeld's iteration from ``guess`` until no row moves by ``tolerance`` x
+    diameter."""
     scale = grid.diameter
     live = np.arange(len(w))
     for _ in range(max_iterations):
@@ -91,7 +93,8 @@ def _weiszfeld(w, grid: Grid, guess, tolerance, max_iterations):
 
 
 def _coarser(w, grid: Grid):
-    """The posterior summed over 2 x 2 (x 2 ...) blocks of cells, on the grid of half the cells."""
+    """The posterior summed over 2 x 2 (x 2 ...) blocks of cells, on the grid of half
+    the cells."""
     if any(n % 2 for n in grid.shape):
         return None, None
     shape = [len(w)] + [m for n in grid.shape for m in (n // 2, 2)]
@@ -133,7 +136,8 @@ def geometric_median(
 
 
 def bayes_estimate(weights, grid: Grid, loss: str = "euclidean"):
-    """``(guesses, expected losses)`` of the Bayes-optimal guess for each row of posterior ``weights``."""
+    """``(guesses, expected losses)`` of the Bayes-optimal guess for each row of
+    posterior ``weights``."""
     _check_loss(loss)
     w = np.asarray(weights, dtype=float)
     if loss == "squared":
@@ -144,7 +148,8 @@ def bayes_estimate(weights, grid: Grid, loss: str = "euclidean"):
 
 
 def prior_only(grid: Grid, prior, loss: str = "euclidean") -> float:
-    """The prior-only error: the expected loss of the best guess made without any release."""
+    """The prior-only error: the expected loss of the best guess made without any
+    release."""
     prior = check_prior(prior, grid)
     _, value = bayes_estimate(prior[None], grid, loss)
     return float(value[0])
@@ -152,7 +157,8 @@ def prior_only(grid: Grid, prior, loss: str = "euclidean") -> float:
 
 @dataclass(frozen=True)
 class AdversaryError:
-    """The optimal adversary's expected error against one mechanism, from simulated releases.
+    """The optimal adversary's expected error against one mechanism, from simulated
+    releases.
 
     ``per_release`` holds ``min_g E[l(x, g) | y]`` for each release y: its mean
     is an unbiased estimate of the adversary's expected error (the truths are
@@ -181,7 +187,8 @@ class AdversaryError:
 
     @property
     def beta(self) -> float:
-        """The control variate's coefficient: cov(per_release, fixed) / var(fixed), in [0, 1]."""
+        """The control variate's coefficient: cov(per_release, fixed) / var(fixed), in
+        [0, 1]."""
         spread = np.var(self.fixed)
         if spread <= 0:
             return 0.0
@@ -228,7 +235,8 @@ def adversary_error(
     loss: str = "euclidean",
     block: int = 64,
 ) -> AdversaryError:
-    """Simulate ``n_releases`` clients drawn from ``prior`` and score the optimal adversary.
+    """Simulate ``n_releases`` clients drawn from ``prior`` and score the optimal
+    adversary.
 
     Each client sits at a cell centre drawn from the prior (the discretised
     problem: the posterior on the grid is then exact), releases through

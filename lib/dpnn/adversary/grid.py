@@ -50,7 +50,8 @@ class Grid:
 
     @property
     def error(self) -> float:
-        """Half a cell's diagonal: how far a location moves when snapped to its cell's centre."""
+        """Half a cell's diagonal: how far a location moves when snapped to its cell's
+        centre."""
         return float(np.linalg.norm(self.widths) / 2)
 
     @property
@@ -65,7 +66,8 @@ class Grid:
         return np.stack([m.ravel() for m in mesh], axis=1)
 
     def distances(self, points) -> np.ndarray:
-        """``||x - p||`` from each of ``points`` (n, d) to every cell centre x: shape (n, size).
+        """``||x - p||`` from each of ``points`` (n, d) to every cell centre x: shape
+        (n, size).
 
         Summed axis by axis on the grid's product structure, never forming (n, size, d).
         """
@@ -79,7 +81,8 @@ class Grid:
         return np.sqrt(squared, out=squared)
 
     def cell_of(self, locations) -> np.ndarray:
-        """The flat index of the cell holding each location (shape (n, d)); the domain's edges included."""
+        """The flat index of the cell holding each location (shape (n, d)); the domain's
+        edges included."""
         x = finite_array(locations, "locations", ndim=(2,))
         if x.shape[1] != self.dimension:
             raise ValueError(
@@ -95,7 +98,8 @@ class Grid:
 
 
 def domain_grid(domain, cells) -> Grid:
-    """The grid of ``cells`` equal cells per axis (an int, or one per axis) on ``domain``."""
+    """The grid of ``cells`` equal cells per axis (an int, or one per axis) on
+    ``domain``."""
     box = finite_array(domain, "domain", ndim=(1, 2))
     box = box.reshape(1, 2) if box.ndim == 1 and box.size == 2 else box
     if box.ndim != 2 or box.shape[1] != 2 or np.any(box[:, 0] >= box[:, 1]):
@@ -135,7 +139,7 @@ def empirical_prior(grid: Grid, points) -> np.ndarray:
 
 
 def check_prior(prior, grid: Grid) -> np.ndarray:
-    """``prior`` as a float array of ``grid.size`` weights >= 0 summing to 1 (to 1e-9)."""
+    """``prior`` as ``grid.size`` float weights >= 0 summing to 1 (to 1e-9)."""
     weights = finite_array(prior, "prior", ndim=(1,))
     if (
         weights.shape != (grid.size,)

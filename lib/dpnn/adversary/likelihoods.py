@@ -1,4 +1,5 @@
-"""What the server sees, and its likelihood at every cell of a grid, for each location mechanism.
+"""What the server sees, and its likelihood at every cell of a grid, for each location
+mechanism.
 
 Each mechanism is an object with
 
@@ -40,7 +41,7 @@ __all__ = ["Geo", "SquareMechanism", "LSRR", "DPTT"]
 
 
 def _outer(per_axis, combine) -> np.ndarray:
-    """Combine (n, n_a) arrays, one per axis, into (n, prod n_a) on the grid (C order)."""
+    """Combine (n, n_a) arrays, one per axis, into (n, prod n_a) (C order)."""
     out = per_axis[0]
     for nxt in per_axis[1:]:
         out = combine(out[:, :, None], nxt[:, None, :]).reshape(len(out), -1)
@@ -54,7 +55,8 @@ def _check_grid(grid: Grid, dimension: int) -> Grid:
 
 
 class Geo:
-    """GEO: the location plus noise of density prop. to ``e^{-epsilon ||z||}`` (epsilon per unit).
+    """GEO: the location plus noise of density prop. to ``e^{-epsilon ||z||}`` (epsilon
+    per unit).
 
     ``epsilon``-geo-indistinguishable; on a domain of diameter D, epsilon = eps*/D
     makes any two locations eps*-indistinguishable.
@@ -79,7 +81,8 @@ class Geo:
 
 
 class SquareMechanism:
-    """The square mechanism (``dpnn.baselines.square_mechanism``): epsilon-LDP on the domain."""
+    """The square mechanism (``dpnn.baselines.square_mechanism``): epsilon-LDP on the
+    domain."""
 
     name = "SM"
 
@@ -96,7 +99,8 @@ class SquareMechanism:
         )
 
     def log_likelihood(self, releases, grid: Grid):
-        """``epsilon`` where the release lies in the square S(x), 0 elsewhere (densities p = e^eps q, q)."""
+        """``epsilon`` where the release lies in the square S(x), 0 elsewhere (densities
+        p = e^eps q, q)."""
         grid = _check_grid(grid, len(self.domain))
         y = finite_array(releases, "releases", ndim=(2,))
         low, high, half = self.domain[:, 0], self.domain[:, 1], self.side / 2
@@ -112,7 +116,8 @@ class SquareMechanism:
 
 
 class LSRR:
-    """L-SRR (``dpnn.baselines.lsrr``): staircase randomized response over a hierarchy of cells."""
+    """L-SRR (``dpnn.baselines.lsrr``): staircase randomized response over a hierarchy
+    of cells."""
 
     name = "L-SRR"
 
@@ -120,7 +125,8 @@ class LSRR:
         self.epsilon = positive_finite(epsilon, "epsilon")
         self.domain = baselines.check_domain(domain)
         self.levels = int(levels)
-        # a_g read off the library's exact law: from the corner cell 0, cell 2^(g-1) on axis 0 is in group g
+        # a_g read off the library's exact law: from the corner cell 0, cell 2^(g-1) on
+        # axis 0 is in group g
         corner = baselines.lsrr_probabilities(
             self.domain[:, 0], self.epsilon, self.domain, self.levels
         )
@@ -142,7 +148,8 @@ class LSRR:
         )
 
     def log_likelihood(self, releases, grid: Grid):
-        """``log a_g``, g the group of the released cell seen from x: max over axes of bit_length(c_x ^ c_y)."""
+        """``log a_g``, g the group of the released cell seen from x: max over axes of
+        bit_length(c_x ^ c_y)."""
         grid = _check_grid(grid, len(self.domain))
         y = finite_array(releases, "releases", ndim=(2,))
         group = []
@@ -162,7 +169,8 @@ class LSRR:
 
 
 class DPTT:
-    """DP-TT (basic, E<s> or N<B>) as the server sees it: the transcript of turns on its own tree.
+    """DP-TT (basic, E<s> or N<B>) as the server sees it: the transcript of turns on its
+    own tree.
 
     A release is the node the transcript ends at (a leaf, or E's subtree root);
     it determines every turn. ``epsilon`` is the per-step EMQUERY budget (or one
@@ -191,7 +199,8 @@ class DPTT:
         self._cells = None
 
     def sample(self, locations, rng):
-        """The end node of each client's transcript, drawn by :func:`dpnn.traversal.dptt`."""
+        """The end node of each client's transcript, drawn by
+        :func:`dpnn.traversal.dptt`."""
         keywords = traversal.parse_variant(
             "basic" if self.variant.startswith("N") else self.variant
         )
@@ -257,7 +266,8 @@ class DPTT:
                     )
                     total[a][rows[mine]] += chosen
             else:
-                # Alg. 13: u_R - u_L = distance to the left child's value - distance to the right's
+                # Alg. 13: u_R - u_L = distance to the left child's value - distance to
+                # the right's
                 children = self.tree.points[
                     self.tree.point[
                         np.concatenate(
@@ -274,7 +284,8 @@ class DPTT:
         return _outer(total, np.add) if cmp else total
 
     def naive_guess(self, releases):
-        """The centre of the released node's k-d cell (``dpnn.trees.cell_boxes`` on the domain)."""
+        """The centre of the released node's k-d cell (``dpnn.trees.cell_boxes`` on the
+        domain)."""
         if self._cells is None:
             self._cells = cell_boxes(self.tree, self.domain)
         low, high = self._cells

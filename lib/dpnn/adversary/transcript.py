@@ -6,7 +6,8 @@ path are computed over every leaf (:func:`dpnn.adversary.turns.path_log_law`),
 and the run is (epsilon, delta)-indistinguishable for this pair exactly when
 the hockey-stick divergence
 
-    ``delta(epsilon) = max( sum_o (P(o) - e^eps Q(o))_+ , sum_o (Q(o) - e^eps P(o))_+ )``
+    ``delta(epsilon) = max( sum_o (P(o) - e^eps Q(o))_+ , sum_o (Q(o) - e^eps P(o))_+
+    )``
 
 is at most delta. That is the privacy curve of the pair; the smallest epsilon
 with ``delta(epsilon) <= delta`` is the pair's actual epsilon. The ledger
@@ -36,13 +37,15 @@ __all__ = [
     "worst_pair_at_distance",
 ]
 
-#: The ledger's methods set beside the exact curve: the thesis's Thm 2.13 reading, Thm 2.13 over
+# : The ledger's methods set beside the exact curve: the thesis's Thm 2.13 reading, Thm
+# 2.13 over
 #: range-bounded steps, zCDP and the PLD composition.
 ACCOUNTING_METHODS = ("thesis", "br", "zcdp", "pld")
 
 
 def _one_sided(log_p, log_q, epsilon):
-    """``sum_o (P(o) - e^eps Q(o))_+`` for each epsilon (array), as ``P (1 - e^(eps - L))`` on L > eps."""
+    """``sum_o (P(o) - e^eps Q(o))_+`` for each epsilon (array), as ``P (1 - e^(eps -
+    L))`` on L > eps."""
     loss = log_p - log_q
     order = np.argsort(-loss)
     loss, p = loss[order], np.exp(log_p[order])
@@ -64,13 +67,15 @@ def _check_laws(log_p, log_q):
         or not np.all(np.isfinite(log_q))
     ):
         raise ValueError(
-            "log_p and log_q must be 1-D arrays of equal length of finite log-probabilities"
+            "log_p and log_q must be 1-D arrays of equal length "
+            "of finite log-probabilities"
         )
     return log_p, log_q
 
 
 def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
-    """``delta(epsilon)`` of two laws given by their log-probabilities on the same outcomes (symmetric)."""
+    """``delta(epsilon)`` of two laws given by their log-probabilities on the same
+    outcomes (symmetric)."""
     log_p, log_q = _check_laws(log_p, log_q)
     e = np.asarray(epsilon, dtype=float)
     if np.any(~np.isfinite(e)) or np.any(e < 0):
@@ -79,7 +84,8 @@ def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
 
 
 def _one_sided_epsilon(log_p, log_q, delta):
-    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the sorted losses."""
+    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the sorted
+    losses."""
     loss = log_p - log_q
     order = np.argsort(-loss, kind="stable")
     loss, p, q = loss[order], np.exp(log_p[order]), np.exp(log_q[order])
@@ -88,7 +94,8 @@ def _one_sided_epsilon(log_p, log_q, delta):
     at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
         [[0.0], tail_q[:-1]]
     )
-    # delta(loss[k]) grows with k (the losses fall); the answer lies in (loss[k], loss[k - 1]] for
+    # delta(loss[k]) grows with k (the losses fall); the answer lies in (loss[k], loss[k
+    # - 1]] for
     # the first k with delta(loss[k]) > delta, where the top k outcomes count
     above = np.flatnonzero(at_loss > delta)
     if (
@@ -99,7 +106,8 @@ def _one_sided_epsilon(log_p, log_q, delta):
 
 
 def _solve(tail_p, tail_q, loss, delta, k):
-    """On the segment where the top k outcomes (by loss) count: ``S_P - e^eps S_Q = delta``."""
+    """On the segment where the top k outcomes (by loss) count: ``S_P - e^eps S_Q =
+    delta``."""
     s_p, s_q = tail_p[k - 1], tail_q[k - 1]
     if s_q <= 0:
         return float(loss[k - 1])
@@ -108,7 +116,8 @@ def _solve(tail_p, tail_q, loss, delta, k):
 
 
 def exact_epsilon(log_p, log_q, delta) -> float:
-    """The smallest epsilon >= 0 at which the two laws are (epsilon, delta)-indistinguishable, both ways."""
+    """The smallest epsilon >= 0 at which the two laws are (epsilon,
+    delta)-indistinguishable, both ways."""
     log_p, log_q = _check_laws(log_p, log_q)
     delta = nonnegative_finite(delta, "delta")
     if delta >= 1:
@@ -127,7 +136,8 @@ def pair_laws(
     sensitivity=None,
     stop_height: int = 0,
 ):
-    """The two transcript laws ``(ends, log P, log Q)`` for queries x and x' (see ``path_log_law``)."""
+    """The two transcript laws ``(ends, log P, log Q)`` for queries x and x' (see
+    ``path_log_law``)."""
     ends, log_p = path_log_law(
         tree,
         np.vstack([np.atleast_1d(x), np.atleast_1d(x_prime)]),
@@ -152,7 +162,8 @@ def pair_epsilon(
 def pair_delta(
     tree, x, x_prime, epsilon, utility, at_epsilon, sensitivity=None, stop_height=0
 ):
-    """The exact privacy curve ``delta(at_epsilon)`` of the transcript for the pair (x, x')."""
+    """The exact privacy curve ``delta(at_epsilon)`` of the transcript for the pair (x,
+    x')."""
     _, log_p, log_q = pair_laws(
         tree, x, x_prime, epsilon, utility, sensitivity, stop_height
     )
@@ -167,7 +178,8 @@ def accounted_epsilon(
     methods=ACCOUNTING_METHODS,
     splits: int = 0,
 ) -> dict:
-    """What the ledger charges one basic (``splits=0``) or E<splits> run: ``{method: epsilon at delta}``."""
+    """What the ledger charges one basic (``splits=0``) or E<splits> run: ``{method:
+    epsilon at delta}``."""
     delta = probability_open(delta, "delta")
     ledger = dptt_ledger(
         schedule_of(tree, epsilon)[: tree.tree_height],
@@ -203,7 +215,8 @@ def worst_pair_at_distance(
     candidates: int = 64,
     stop_height: int = 0,
 ):
-    """The pair at ``distance`` with the largest actual epsilon among random candidates and the nudges of the best.
+    """The pair at ``distance`` with the largest actual epsilon among random candidates
+    and the nudges of the best.
 
     Draws ``candidates`` pairs (a uniform first point of the domain, a uniform
     direction, both points inside the domain), then moves the best pair's
@@ -236,7 +249,8 @@ def worst_pair_at_distance(
             best, best_value = p, value
     if best is None:
         raise ValueError(
-            f"distance {distance} leaves no pair inside the domain among {candidates} tries"
+            f"distance {distance} leaves no pair inside the domain "
+            f"among {candidates} tries"
         )
     for i in range(candidates):
         step = widths * 0.1 * 0.9**i

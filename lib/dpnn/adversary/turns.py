@@ -1,4 +1,5 @@
-"""DP-TT's turn probabilities as a function of the query's location, and the law of a path.
+"""DP-TT's turn probabilities as a function of the query's location, and the law of a
+path.
 
 At an inner node of the leaf-only k-d tree the client turns right with
 probability ``expit(scale * (u_R - u_L))``, ``scale = epsilon_level / (2
@@ -31,7 +32,8 @@ __all__ = [
 
 
 def schedule_of(tree: KDTree, epsilon) -> np.ndarray:
-    """Per-level budgets: a number for every level, or one per level (length the tree height)."""
+    """Per-level budgets: a number for every level, or one per level (length the tree
+    height)."""
     height = max(tree.tree_height, 1)
     if np.ndim(epsilon) == 0:
         return np.full(height, positive_finite(epsilon, "epsilon"))
@@ -45,7 +47,8 @@ def schedule_of(tree: KDTree, epsilon) -> np.ndarray:
 
 
 def stop_height_of(variant: str) -> int:
-    """The height at which a transcript ends: 0 for ``basic`` and ``N<B>``, s for ``E<s>``.
+    """The height at which a transcript ends: 0 for ``basic`` and ``N<B>``, s for
+    ``E<s>``.
 
     N releases the B nearest neighbours of the leaf found: the server does that
     itself, so the transcript it sees is basic's.
@@ -103,7 +106,8 @@ def _gap(tree, nodes, locations, utility):
 def turn_log_probabilities(
     tree: KDTree, nodes, locations, epsilon, utility: str, sensitivity=None
 ):
-    """``(log Pr[left], log Pr[right])`` at inner ``nodes`` for a query at each of ``locations``.
+    """``(log Pr[left], log Pr[right])`` at inner ``nodes`` for a query at each of
+    ``locations``.
 
     ``epsilon`` is the budget of each node's level (a number, or one per node).
     Returns two arrays of shape (len(nodes), len(locations)).
@@ -121,7 +125,8 @@ def turn_log_probabilities(
 
 
 def path_nodes(tree: KDTree, ends, parent=None) -> tuple[np.ndarray, np.ndarray]:
-    """The path from the root to each node of ``ends``: ``(nodes, right)``, shape (len(ends), depth).
+    """The path from the root to each node of ``ends``: ``(nodes, right)``, shape
+    (len(ends), depth).
 
     ``nodes[i, l]`` is the inner node at depth l on the path to ``ends[i]`` (-1
     past its end) and ``right[i, l]`` whether the path turned right there.
@@ -152,7 +157,8 @@ def path_log_law(
     sensitivity=None,
     stop_height: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The exact law of the transcript for a query at each location: ``(ends, log_probabilities)``.
+    """The exact law of the transcript for a query at each location: ``(ends,
+    log_probabilities)``.
 
     ``ends`` are the nodes a transcript can end at (the leaves for basic; the
     first node of height at most ``stop_height`` on each path for E), and

@@ -1,4 +1,5 @@
-"""What the server learns (notebook 14): the optimal adversary's error, actual against accounted epsilon."""
+"""What the server learns (notebook 14): the optimal adversary's error, actual against
+accounted epsilon."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import seaborn as sns
 from .common import _axes
 
 
-def inference_error_panel(eps_star, errors, prior_only, *, standard_errors=None,
-                          title="", ax=None):
+def inference_error_panel(
+    eps_star, errors, prior_only, *, standard_errors=None, title="", ax=None
+):
     """The optimal adversary's error against the composed eps*, one line per mechanism.
 
     ``errors`` maps a mechanism's name to its errors at each ``eps_star``
@@ -20,21 +22,35 @@ def inference_error_panel(eps_star, errors, prior_only, *, standard_errors=None,
     colours = sns.color_palette("colorblind", len(errors))
     for colour, (name, values) in zip(colours, errors.items()):
         err = None if standard_errors is None else standard_errors.get(name)
-        ax.errorbar(eps_star, values, yerr=err, color=colour, marker="o", ms=4, capsize=2,
-                    label=name)
+        ax.errorbar(
+            eps_star,
+            values,
+            yerr=err,
+            color=colour,
+            marker="o",
+            ms=4,
+            capsize=2,
+            label=name,
+        )
     ax.axhline(prior_only, color="0.3", ls="--", lw=1, label="prior only (no release)")
     ax.set_xscale("log")
     ax.set_xticks(list(eps_star), labels=[f"{v:g}" for v in eps_star])
     ax.minorticks_off()
-    ax.set(xlabel="composed ε* (δ = 1/N)", ylabel="optimal adversary's error (D)", title=title)
+    ax.set(
+        xlabel="composed ε* (δ = 1/N)",
+        ylabel="optimal adversary's error (D)",
+        title=title,
+    )
     ax.set_ylim(bottom=0)
     ax.legend(fontsize="x-small")
     return fig
 
 
-def actual_against_accounted(distance, actual, accounted, *, marked=None, title="",
-                             legend="best", ax=None):
-    """Actual epsilon of query pairs against their distance, with the ledger's bounds as lines.
+def actual_against_accounted(
+    distance, actual, accounted, *, marked=None, title="", legend="best", ax=None
+):
+    """Actual epsilon of query pairs against their distance, with the ledger's bounds as
+    lines.
 
     ``actual`` maps a label (e.g. "random pairs, median") to values over
     ``distance``; ``accounted`` maps an accounting method to its epsilon;
@@ -46,13 +62,25 @@ def actual_against_accounted(distance, actual, accounted, *, marked=None, title=
     for name, values in actual.items():
         ax.plot(distance, values, marker="o", ms=4, label=name)
     for (name, point), shape in zip((marked or {}).items(), "*Ds^"):
-        ax.plot(*point, marker=shape, ms=9, ls="none", color="black", label=name,
-                fillstyle="none" if shape != "*" else "full")
+        ax.plot(
+            *point,
+            marker=shape,
+            ms=9,
+            ls="none",
+            color="black",
+            label=name,
+            fillstyle="none" if shape != "*" else "full",
+        )
     styles = ["--", ":", "-.", (0, (5, 1))]
     for style, (method, value) in zip(styles, accounted.items()):
         ax.axhline(value, color="0.35", ls=style, lw=1, label=f"ledger: {method}")
-    ax.set(xlabel="distance between the two queries (D)", ylabel="ε at δ = 1/N", title=title,
-           xscale="log", yscale="log")
+    ax.set(
+        xlabel="distance between the two queries (D)",
+        ylabel="ε at δ = 1/N",
+        title=title,
+        xscale="log",
+        yscale="log",
+    )
     if legend is not None:
         ax.legend(fontsize="x-small", loc=legend)
     return fig
