@@ -53,8 +53,11 @@ def posterior(log_likelihood, prior) -> np.ndarray:
     Normalised after subtracting each row's largest log-weight, so no row
     underflows; cells of prior weight 0 get posterior weight 0.
     """
-    with np.errstate(divide="ignore"):
-        log_post = np.asarray(log_likelihood, dtype=float) + np.log(prior)[None, :]
+    log_post = np.array(log_likelihood, dtype=float)  # a copy: the caller's array is kept
+    prior = np.asarray(prior, dtype=float)
+    if np.ptp(prior) > 0:  # a uniform prior only shifts every row by a constant
+        with np.errstate(divide="ignore"):
+            log_post += np.log(prior)[None, :]
     log_post -= log_post.max(axis=1, keepdims=True)
     weights = np.exp(log_post, out=log_post)
     weights /= weights.sum(axis=1, keepdims=True)
@@ -233,7 +236,7 @@ def adversary_error(
     n_releases: int,
     rng,
     loss: str = "euclidean",
-    block: int = 64,
+    block: int = 32,
 ) -> AdversaryError:
     """Simulate ``n_releases`` clients drawn from ``prior`` and score the optimal
     adversary.

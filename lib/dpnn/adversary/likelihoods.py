@@ -74,7 +74,9 @@ class Geo:
     def log_likelihood(self, releases, grid: Grid):
         grid = _check_grid(grid, len(self.domain))
         y = finite_array(releases, "releases", ndim=(2,))
-        return -self.epsilon * grid.distances(y)
+        distance = grid.distances(y)
+        distance *= -self.epsilon  # in place: the array is block x grid.size floats
+        return distance
 
     def naive_guess(self, releases):
         return np.clip(releases, self.domain[:, 0], self.domain[:, 1])
