@@ -33,6 +33,7 @@ from dpnn.adversary import (
     exact_epsilon,
     geometric_median,
     hockey_stick,
+    pair_epsilon,
     pair_laws,
     path_log_law,
     path_nodes,
@@ -40,6 +41,7 @@ from dpnn.adversary import (
     prior_only,
     turn_log_probabilities,
     uniform_prior,
+    worst_pair_at_distance,
 )
 from dpnn.traversal import dptt
 from dpnn.trees import build_tree
@@ -503,3 +505,49 @@ def test_control_variate_estimate_agrees_with_the_plain_mean():
         # the two estimates of one expectation differ by beta (mean(fixed) - prior only)
         difference = result.fixed - result.prior_only
         assert abs(difference.mean()) <= z * difference.std(ddof=1) / math.sqrt(400)
+
+
+def test_early_variant_exact_epsilon_never_exceeds_its_ledger():
+    rng = np.random.default_rng(17)
+    tree = build_tree(rng.uniform(0, 1, (2000, 2)))
+    charged = accounted_epsilon(tree, 0.8, "cmp", 1e-4, splits=3)
+    full = accounted_epsilon(tree, 0.8, "cmp", 1e-4)
+    assert charged["pld"] < full["pld"]  # E3 walks three levels fewer
+    x, x_prime = corner_pair(UNIT_SQUARE)
+    _, log_p, log_q = pair_laws(tree, x, x_prime, 0.8, "cmp", stop_height=3)
+    actual = exact_epsilon(log_p, log_q, 1e-4)
+    assert all(actual <= value * (1 + 1e-9) for value in charged.values())
+    # the corners lose +-eps/2 at each of the walked levels: randomized response composed
+    walked = tree.tree_height - 3
+    expected = accounting.optimal_pure_composition_epsilon(0.4, walked, 1e-4)
+    assert actual == pytest.approx(expected, rel=1e-9)
+
+
+def test_worst_pair_search_returns_a_pair_at_the_distance_with_its_epsilon():
+    rng = np.random.default_rng(18)
+    tree = build_tree(rng.uniform(0, 1, (500, 2)))
+    a, b, value = worst_pair_at_distance(
+        tree, UNIT_SQUARE, 0.3, 0.7, "cmp", 1e-3, rng, candidates=6
+    )
+    assert np.linalg.norm(b - a) == pytest.approx(0.3)
+    assert np.all((a >= 0) & (a <= 1) & (b >= 0) & (b <= 1))
+    assert value == pytest.approx(pair_epsilon(tree, a, b, 0.7, "cmp", 1e-3))
+    with pytest.raises(ValueError, match="distance"):
+        worst_pair_at_distance(
+            tree, UNIT_SQUARE, 5.0, 0.7, "cmp", 1e-3, rng, candidates=3
+        )
+
+
+@pytest.mark.parametrize("variant", ["GS", "P2", "E", "basic2"])
+def test_dptt_adversary_rejects_variants_without_an_enumerable_transcript(variant):
+    tree = build_tree(np.random.default_rng(1).uniform(0, 1, (8, 2)))
+    with pytest.raises(ValueError, match="variant"):
+        DPTT(tree, 1.0, "cmp", UNIT_SQUARE, variant=variant)
+
+
+def test_per_level_budgets_must_match_the_tree_height():
+    tree = build_tree(np.random.default_rng(1).uniform(0, 1, (8, 2)))
+    with pytest.raises(ValueError, match="epsilon"):
+        path_log_law(tree, [[0.5, 0.5]], [1.0, 1.0], "cmp")
+    with pytest.raises(ValueError, match="epsilon"):
+        path_log_law(tree, [[0.5, 0.5]], -1.0, "cmp")
