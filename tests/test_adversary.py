@@ -517,7 +517,7 @@ def test_early_variant_exact_epsilon_never_exceeds_its_ledger():
     _, log_p, log_q = pair_laws(tree, x, x_prime, 0.8, "cmp", stop_height=3)
     actual = exact_epsilon(log_p, log_q, 1e-4)
     assert all(actual <= value * (1 + 1e-9) for value in charged.values())
-    # the corners lose +-eps/2 at each of the walked levels: randomized response composed
+    # the corners lose +-eps/2 at each walked level: randomized response composed
     walked = tree.tree_height - 3
     expected = accounting.optimal_pure_composition_epsilon(0.4, walked, 1e-4)
     assert actual == pytest.approx(expected, rel=1e-9)

@@ -53,7 +53,7 @@ def posterior(log_likelihood, prior) -> np.ndarray:
     Normalised after subtracting each row's largest log-weight, so no row
     underflows; cells of prior weight 0 get posterior weight 0.
     """
-    log_post = np.array(log_likelihood, dtype=float)  # a copy: the caller's array is kept
+    log_post = np.array(log_likelihood, dtype=float)  # a copy: the caller keeps its own
     prior = np.asarray(prior, dtype=float)
     if np.ptp(prior) > 0:  # a uniform prior only shifts every row by a constant
         with np.errstate(divide="ignore"):

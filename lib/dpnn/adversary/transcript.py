@@ -218,10 +218,10 @@ def worst_pair_at_distance(
     """The pair at ``distance`` with the largest actual epsilon among random candidates
     and the nudges of the best.
 
-    Draws ``candidates`` pairs (a uniform first point of the domain, a uniform
-    direction, both points inside the domain), then moves the best pair's
-    midpoint and direction by shrinking random steps for ``candidates`` more
-    tries, keeping any improvement. A search, not a proof: returns
+    Draws ``candidates`` pairs (a uniform direction among those that fit, then
+    a uniform first point among those that keep both inside the domain), then
+    moves the best pair's midpoint and direction by shrinking random steps for
+    ``candidates`` more tries, keeping any improvement. A search, not a proof: returns
     ``(x, x', epsilon)`` of the worst pair found.
     """
     box = finite_array(domain, "domain", ndim=(2,))
@@ -241,17 +241,25 @@ def worst_pair_at_distance(
             tree, p[0], p[1], epsilon, utility, delta, sensitivity, stop_height
         )
 
-    best, best_value = None, -np.inf
     widths = box[:, 1] - box[:, 0]
-    for _ in range(candidates):
-        p = pair(rng.uniform(box[:, 0], box[:, 1]), rng.standard_normal(d))
-        if p is not None and (value := score(p)) > best_value:
-            best, best_value = p, value
-    if best is None:
+    if distance > np.linalg.norm(widths):
         raise ValueError(
-            f"distance {distance} leaves no pair inside the domain "
-            f"among {candidates} tries"
+            f"distance must be at most the domain's diameter {np.linalg.norm(widths)}, "
+            f"got {distance}"
         )
+    best, best_value = None, -np.inf
+    for _ in range(candidates):
+        p = None
+        while p is None:  # a uniform direction that fits, then a start where both fit
+            direction = rng.standard_normal(d)
+            step = direction / np.linalg.norm(direction) * distance
+            if np.all(np.abs(step) <= widths):
+                start = rng.uniform(
+                    box[:, 0] + np.maximum(-step, 0), box[:, 1] - np.maximum(step, 0)
+                )
+                p = pair(start + step / 2, step)
+        if (value := score(p)) > best_value:
+            best, best_value = p, value
     for i in range(candidates):
         step = widths * 0.1 * 0.9**i
         centre = (best[0] + best[1]) / 2 + rng.normal(0, 1, d) * step

@@ -36,11 +36,12 @@ from .classification import summary_panels, overlap_picture
 from .psd import psd_tree, error_bars_by_shape
 from .cgp import quantile_curves, hull_release_map
 from .simrand import pi_fraction, recall_panel_data, recall_panels
-from .adversary import inference_error_panel, actual_against_accounted
+from .adversary import inference_error_panel, actual_against_accounted, error_against_rmse
 
 __all__ = [
     "inference_error_panel",
     "actual_against_accounted",
+    "error_against_rmse",
     "use_style",
     "figures_dir",
     "save",

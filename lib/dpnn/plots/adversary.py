@@ -84,3 +84,34 @@ def actual_against_accounted(
     if legend is not None:
         ax.legend(fontsize="x-small", loc=legend)
     return fig
+
+
+def error_against_rmse(rmse, errors, prior_only, *, title="", ax=None):
+    """The optimal adversary's error against each mechanism's perturbation RMSE.
+
+    ``rmse`` and ``errors`` map a mechanism's name to values at the same budgets
+    (both in domain diameters); one line per mechanism, x logarithmic, the
+    prior-only error as a dashed line.
+    """
+    fig, ax = _axes(ax)
+    colours = sns.color_palette("colorblind", len(errors))
+    for colour, name in zip(colours, errors):
+        order = np.argsort(rmse[name])
+        ax.plot(
+            np.asarray(rmse[name])[order],
+            np.asarray(errors[name])[order],
+            color=colour,
+            marker="o",
+            ms=4,
+            label=name,
+        )
+    ax.axhline(prior_only, color="0.3", ls="--", lw=1, label="prior only (no release)")
+    ax.set(
+        xscale="log",
+        xlabel="perturbation RMSE of the released point(s) (D)",
+        ylabel="optimal adversary's error (D)",
+        title=title,
+    )
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize="x-small")
+    return fig
