@@ -26,8 +26,10 @@ LAYERS = [
     ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.baselines", "dpnn.privbayes"]),
     ("sources' algorithms", ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*",
                              "dpnn.simrand.*"]),
+    ("adversaries", ["dpnn.adversary.*"]),
     ("studies", ["dpnn.*.studies", "dpnn.experiments", "dpnn.claims", "dpnn.claims.*"]),
-    ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand"]),
+    ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand",
+                         "dpnn.adversary"]),
     ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
     ("tools", ["dpnn.run", "dpnn.book", "dpnn.student", "dpnn"]),
 ]
