@@ -4,7 +4,9 @@
 #   make test                                  unit, statistical, notebook and book (browser) tests
 #   make book                                  the offline HTML book in build/book/html
 #   make student                               the seminar handout: notebooks without solutions in build/student
-#   make lab | make bench | make notebooks | make clean
+#   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
+#   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m dpnn.run)
+#   make bench | make notebooks | make clean
 
 PROFILE ?= default
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -12,7 +14,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test lab bench notebooks clean install book browser student
+.PHONY: figures test lab lab-reset run bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -44,8 +46,16 @@ book: $(STAMP)
 student: $(STAMP)
 	$(PY) -m dpnn.student
 
+# The reader's copies live in build/lab: created on first use, never overwritten, never notebooks/.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(PY) -m dpnn.lab
+
+lab-reset:
+	rm -rf build/lab
+
+# One notebook (or all with NB unset) under PROFILE, with the runner's options in ARGS.
+run: $(STAMP)
+	$(PY) -m dpnn.run --profile $(PROFILE) $(NB) $(ARGS)
 
 bench: $(STAMP)
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -29,7 +29,8 @@ LAYERS = [
     ("studies", ["dpnn.*.studies", "dpnn.experiments", "dpnn.claims", "dpnn.claims.*"]),
     ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand"]),
     ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
-    ("tools", ["dpnn.run", "dpnn.book", "dpnn.student", "dpnn"]),
+    ("tools", ["dpnn.parameters", "dpnn.run", "dpnn.lab", "dpnn.book", "dpnn.student",
+               "dpnn"]),
 ]
 
 
