@@ -2,6 +2,8 @@
 # pinned environment first if needed.
 #   make figures [PROFILE=default|ci|thesis]   execute every notebook, write figures/
 #   make test                                  unit, statistical, notebook and book (browser) tests
+#   make unit                                  the tests without nbval and the browser
+#   make unit PYTHON=python3.13 VENV=.venv313  the same on another Python (3.11 to 3.13)
 #   make book                                  the offline HTML book in build/book/html
 #   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
@@ -9,12 +11,13 @@
 #   make bench | make notebooks | make clean
 
 PROFILE ?= default
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV := .venv
+# python3.11 when it runs (a pyenv shim may exist without its version), else python3.
+PYTHON ?= $(shell for p in python3.11 python3; do $$p -c '' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test lab lab-reset run bench notebooks clean install book browser student
+.PHONY: figures test unit lab lab-reset run bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -39,6 +42,9 @@ browser:
 
 test: $(STAMP) browser
 	$(PY) -m pytest
+
+unit: $(STAMP)
+	$(PY) -m pytest tests -m "not browser"
 
 book: $(STAMP)
 	$(PY) -m dpnn.book

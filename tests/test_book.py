@@ -21,6 +21,8 @@ from dpnn import book
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 RAW_TEX = re.compile(r"(?<![\\$\w])\$(?!\s)[^$\n]{1,200}(?<!\s)\$(?!\w)|\\\(|\\\[")
 
+pytestmark = pytest.mark.browser  # chromium; not part of make unit
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
