@@ -5,6 +5,7 @@
 #   make unit                                  the tests without nbval and the browser
 #   make unit PYTHON=python3.13 VENV=.venv313  the same on another Python (3.11 to 3.13)
 #   make book                                  the offline HTML book in build/book/html
+#   make book-serve                            build it and serve it on 127.0.0.1:8000
 #   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
 #   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m dpnn.run)
@@ -17,7 +18,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test unit lab lab-reset run bench notebooks clean install book browser student
+.PHONY: book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -48,6 +49,10 @@ unit: $(STAMP)
 
 book: $(STAMP)
 	$(PY) -m dpnn.book
+
+# The book served on http://127.0.0.1:8000 (search with snippets); Ctrl-C stops.
+book-serve: $(STAMP)
+	$(PY) -m dpnn.book --serve
 
 student: $(STAMP)
 	$(PY) -m dpnn.student

@@ -216,3 +216,68 @@ def test_collapse_solutions_marks_code_and_wraps_prose():
     assert "### Solution" not in out.cells[0].source and out.cells[0].source.endswith("</details>")
     assert out.cells[1].metadata["tags"] == ["solution", "hide-cell"] and "tags" not in out.cells[2].metadata
     assert nb.cells[0].source.startswith("### Solution"), "the notebook itself is not changed"
+
+
+def test_every_chapter_offers_its_notebook_for_download(site):
+    # Old book: the theme's download button was switched off.
+    from dpnn.run import notebook_paths, repository_root
+
+    for path in notebook_paths(repository_root()):
+        links = [h for h in _parse(site / "notebooks" / f"{path.stem}.html").hrefs
+                 if h.endswith(".ipynb") and "_sources" in h]
+        assert links == [f"../_sources/notebooks/{path.name}"], (path.stem, links)
+        assert (site / "_sources" / "notebooks" / path.name).read_bytes() == path.read_bytes()
+
+
+def test_the_references_give_each_work_an_address_and_the_chapters_link_to_them(site):
+    # Old book: 5 entries, the SimRand post "n.d." without author or address, no chapter links.
+    import re as regex
+
+    references = (site / "references.html").read_text()
+    bib = (book.repository_root() / "book" / "references.bib").read_text()
+    keys = regex.findall(r"^@\w+\{(\w+),", bib, regex.M)
+    assert len(keys) >= 30
+    for key in keys:
+        entry = regex.search(rf'id="cite-{key}"(.*?)</(div|dd|li)>', references, regex.S)
+        assert entry, f"{key} is not on the references page"
+        assert regex.search(r'href="https://(doi\.org/|[^"]+)"', entry.group(1)), \
+            f"{key} has no DOI or address"
+    simrand = regex.search(r'id="cite-simrand"(.*?)</(div|dd|li)>', references, regex.S).group(1)
+    assert "IT Minds" in simrand and "dev.to/itminds" in simrand and "n.d." not in simrand
+    linked = set()
+    for page in (site / "notebooks").glob("*.html"):
+        linked |= set(regex.findall(r'href="\.\./references\.html#cite-(\w+)"', page.read_text()))
+    assert {"dwork2014", "andres2013", "kairouz2015", "charikar2002", "balle2018gaussian",
+            "dong2020", "gursoy2017", "liang2023"} <= linked
+    assert linked <= set(keys)
+
+
+def _search(browser, url: str) -> dict:
+    problems = []
+    page = browser.new_page()
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(url)
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 "
+                           "&& !document.querySelector('#search-results .spinner')", timeout=30_000)
+    page.wait_for_timeout(1500)  # snippets arrive after the titles
+    found = page.evaluate("""() => ({
+        results: document.querySelectorAll('#search-results li').length,
+        snippets: document.querySelectorAll('#search-results li p.context').length})""")
+    page.close()
+    return {**found, "problems": problems}
+
+
+def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(site, browser):
+    # Old book: from disk, one CORS "Failed to fetch" console error per result.
+    query = "search.html?q=geo-indistinguishability"
+    from_disk = _search(browser, (site / "search.html").as_uri() + query[len("search.html"):])
+    assert from_disk["results"] >= 3 and not from_disk["problems"], from_disk
+    import threading
+
+    with book.make_server(site, 0) as server:  # what make book-serve runs, on a free port
+        assert server.server_address[0] == "127.0.0.1"
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        served = _search(browser, f"http://127.0.0.1:{server.server_address[1]}/{query}")
+        server.shutdown()
+    assert served["results"] >= 3 and served["snippets"] >= 3 and not served["problems"], served
