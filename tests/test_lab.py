@@ -172,6 +172,8 @@ def test_a_lab_session_with_a_live_explorer_leaves_the_checkout_clean(server, br
         "([index, old]) => { const img = document.querySelectorAll('.jp-Notebook .jp-Cell')[index]"
         ".querySelector('.widget-output img'); return img && img.src !== old; }",
         arg=[EXPLORER_CELL, first], timeout=30_000)
+    explorer.scroll_into_view_if_needed()
+    page.screenshot(path=str(copies.parent / "explorer_05.png"))  # for a person to look at
     for _ in range(60):  # autosave every 2 s
         if (copies / NOTEBOOK).read_bytes() != stored:
             break
