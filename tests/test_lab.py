@@ -3,7 +3,7 @@
 The server is started as ``make lab`` starts it (:func:`dpnn.lab.prepare` and
 :func:`dpnn.lab.command`), on copies in a temporary folder, with JupyterLab's autosave
 interval shortened to 2 s (a settings override in a temporary settings folder; the
-default is 120 s). Debian's chromium, driven by playwright, opens notebook 05, runs its
+default is 120 s) and every cell rendered (no windowing), so the test can click any cell. Debian's chromium, driven by playwright, opens notebook 05, runs its
 parameters and imports cells and its explorer, drags the explorer's ε slider with the
 mouse and waits for autosave. Then the copy holds the session (so autosave did happen),
 while ``notebooks/``, ``figures/`` and ``git status`` are exactly as before.
@@ -30,6 +30,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 TOKEN = "dpnn-lab-test"
 NOTEBOOK = "05_dptt_basic.ipynb"
 EXPLORER_CELL = 10  # explorers.explore_dptt(...) in notebook 05
+CELLS = ".jp-Notebook .jp-Cell"  # each test opens its notebook alone, in its own workspace
 
 pytestmark = pytest.mark.browser  # chromium; not part of make unit
 
@@ -60,7 +61,10 @@ def server(tmp_path_factory):
     settings = base / "settings"
     for plugin, values in {"@jupyterlab/docmanager-extension/plugin": {"autosaveInterval": 2},
                            "@jupyterlab/apputils-extension/notification":
-                               {"fetchNews": "false", "checkForUpdates": False}}.items():
+                               {"fetchNews": "false", "checkForUpdates": False},
+                           # every cell rendered, so a cell out of view can still be clicked
+                           "@jupyterlab/notebook-extension/tracker": {"windowingMode": "none"}
+                           }.items():
         path = settings / f"{plugin}.jupyterlab-settings"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(values))
@@ -131,15 +135,15 @@ def test_the_command_binds_to_localhost_and_allows_root(tmp_path, monkeypatch):
 
 
 def _run_cell(page, index: int) -> None:
-    cell = page.locator(".jp-Notebook .jp-Cell").nth(index)
-    cell.scroll_into_view_if_needed()
-    cell.locator(".jp-InputArea-prompt").click()
+    cell = page.locator(CELLS).nth(index)
+    cell.scroll_into_view_if_needed(timeout=60_000)
+    cell.locator(".jp-InputArea-prompt").click(timeout=60_000)
     page.keyboard.press("Shift+Enter")
 
 
 def _figure(page) -> str:
     """The ``src`` of the explorer's current figure (a data URL of its PNG)."""
-    images = page.locator(".jp-Notebook .jp-Cell").nth(EXPLORER_CELL).locator(".widget-output img")
+    images = page.locator(CELLS).nth(EXPLORER_CELL).locator(".widget-output img")
     images.first.wait_for(timeout=30_000)
     return images.first.get_attribute("src")
 
@@ -147,17 +151,19 @@ def _figure(page) -> str:
 def test_a_lab_session_with_a_live_explorer_leaves_the_checkout_clean(server, browser):
     url, copies = server
     before = checkout_state()
-    stored = (copies / NOTEBOOK).read_bytes()
     page = browser.new_page(viewport={"width": 1366, "height": 768})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{url}/lab/tree/{NOTEBOOK}?token={TOKEN}")
-    page.locator(".jp-Notebook .jp-Cell").nth(EXPLORER_CELL).wait_for(timeout=60_000)
+    page.goto(f"{url}/lab/workspaces/session05/tree/{NOTEBOOK}?token={TOKEN}")
+    page.locator(CELLS).nth(EXPLORER_CELL).wait_for(timeout=60_000)
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=60_000)
-    for index in (1, 2, EXPLORER_CELL):
-        _run_cell(page, index)
-    first = _figure(page)
-    explorer = page.locator(".jp-Notebook .jp-Cell").nth(EXPLORER_CELL)
+    try:
+        for index in (1, 2, EXPLORER_CELL):
+            _run_cell(page, index)
+        first = _figure(page)
+    finally:
+        page.screenshot(path=str(copies.parent / "notebook_05_ran.png"))
+    explorer = page.locator(CELLS).nth(EXPLORER_CELL)
     slider = explorer.locator(".widget-slider", has_text="ε per step").locator(".noUi-target")
     handle = slider.locator(".noUi-handle")
     slider.scroll_into_view_if_needed()
@@ -169,18 +175,19 @@ def test_a_lab_session_with_a_live_explorer_leaves_the_checkout_clean(server, br
     page.mouse.move(track["x"] + 0.2 * track["width"], knob["y"] + knob["height"] / 2, steps=5)
     page.mouse.up()
     page.wait_for_function(
-        "([index, old]) => { const img = document.querySelectorAll('.jp-Notebook .jp-Cell')[index]"
+        "([index, old, cells]) => { const img = document.querySelectorAll(cells)[index]"
         ".querySelector('.widget-output img'); return img && img.src !== old; }",
-        arg=[EXPLORER_CELL, first], timeout=30_000)
+        arg=[EXPLORER_CELL, first, CELLS], timeout=30_000)
     explorer.scroll_into_view_if_needed()
     page.screenshot(path=str(copies.parent / "explorer_05.png"))  # for a person to look at
-    for _ in range(60):  # autosave every 2 s
-        if (copies / NOTEBOOK).read_bytes() != stored:
+    for _ in range(60):  # autosave every 2 s: wait for a save after the explorer's output
+        saved = nbformat.read(copies / NOTEBOOK, as_version=4)
+        mimes = {key for output in saved.cells[EXPLORER_CELL].outputs
+                 for key in output.get("data", {})}
+        if "application/vnd.jupyter.widget-view+json" in mimes:
             break
         time.sleep(0.5)
     page.close()
-    saved = nbformat.read(copies / NOTEBOOK, as_version=4)
-    mimes = {key for output in saved.cells[EXPLORER_CELL].outputs for key in output.get("data", {})}
     assert "application/vnd.jupyter.widget-view+json" in mimes, "autosave did not write the session"
     assert checkout_state() == before, "the lab session changed notebooks/, figures/ or git status"
     assert not errors, errors
@@ -200,12 +207,15 @@ def test_every_explorer_fits_1366_px_and_its_first_slider_moves_the_figure(serve
         nbformat.v4.new_code_cell(f"explorers.{name}();") for name in EXPLORERS]
     nbformat.write(nb, copies / "explorers_probe.ipynb")
     page = browser.new_page(viewport={"width": 1366, "height": 768})
-    page.goto(f"{url}/lab/tree/explorers_probe.ipynb?token={TOKEN}")
-    cells = page.locator(".jp-Notebook .jp-Cell")
+    page.goto(f"{url}/lab/workspaces/probe/tree/explorers_probe.ipynb?token={TOKEN}")
+    cells = page.locator(CELLS)
     cells.nth(len(EXPLORERS)).wait_for(timeout=60_000)
     page.locator(".jp-Notebook-ExecutionIndicator[data-status='idle']").wait_for(timeout=60_000)
-    for index in range(len(EXPLORERS) + 1):
-        _run_cell(page, index)
+    try:
+        for index in range(len(EXPLORERS) + 1):
+            _run_cell(page, index)
+    finally:
+        page.screenshot(path=str(copies.parent / "explorers_probe_ran.png"))
     problems = []
     for number, name in enumerate(EXPLORERS, 1):
         cell = cells.nth(number)
@@ -239,9 +249,9 @@ def test_every_explorer_fits_1366_px_and_its_first_slider_moves_the_figure(serve
         page.mouse.up()
         try:
             page.wait_for_function(
-                "([index, old]) => { const img = document.querySelectorAll('.jp-Notebook .jp-Cell')"
+                "([index, old, cells]) => { const img = document.querySelectorAll(cells)"
                 "[index].querySelector('.widget-output img'); return img && img.src !== old; }",
-                arg=[number, first], timeout=30_000)
+                arg=[number, first, CELLS], timeout=30_000)
         except Exception:  # playwright's TimeoutError
             problems.append(f"{name}: dragging the first slider did not change the figure")
     page.screenshot(path=str(copies.parent / "explorers_probe.png"))
