@@ -42,8 +42,13 @@ def load_profiles(root: Path) -> dict:
     """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles.yml``."""
     with open(root / "notebooks" / "profiles.yml") as handle:
         profiles = yaml.safe_load(handle) or {}
-    return {name: {nb: {k: _numbers(v) for k, v in (params or {}).items()} for nb, params in (nbs or {}).items()}
-            for name, nbs in profiles.items()}
+    return {
+        name: {
+            nb: {k: _numbers(v) for k, v in (params or {}).items()}
+            for nb, params in (nbs or {}).items()
+        }
+        for name, nbs in profiles.items()
+    }
 
 
 def notebook_defaults(path: Path) -> dict:
@@ -54,7 +59,10 @@ def notebook_defaults(path: Path) -> dict:
 
 def notebook_types(path: Path) -> dict:
     """The annotated type of each parameter (``name: type = value``): ``"int"``, ``"float"``, ..."""
-    return {name: info["inferred_type_name"] for name, info in papermill.inspect_notebook(str(path)).items()}
+    return {
+        name: info["inferred_type_name"]
+        for name, info in papermill.inspect_notebook(str(path)).items()
+    }
 
 
 def coerce(value, type_name: str, parameter: str, notebook: str):
@@ -64,9 +72,12 @@ def coerce(value, type_name: str, parameter: str, notebook: str):
     a float where a float is asked; anything else that does not fit is refused before
     any kernel starts.
     """
+
     def refuse():
         article = "an" if type_name[:1] in "aeiou" else "a"
-        return RunError(f"parameter {parameter!r} of {notebook} is {article} {type_name}; got {value!r}")
+        return RunError(
+            f"parameter {parameter!r} of {notebook} is {article} {type_name}; got {value!r}"
+        )
 
     if type_name == "int":
         if isinstance(value, bool):
@@ -107,13 +118,20 @@ def check_range(value, parameter: str, notebook: str):
         return value
     for item in value if isinstance(value, list) else [value]:
         if _is_number(item) and not inside(item):
-            raise RunError(f"parameter {parameter!r} of {notebook} must be {allowed}; "
-                           f"got {item!r}")
+            raise RunError(
+                f"parameter {parameter!r} of {notebook} must be {allowed}; "
+                f"got {item!r}"
+            )
     return value
 
 
-def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, notebook: str,
-                       types: dict | None = None) -> dict:
+def resolve_parameters(
+    profile_params: dict,
+    overrides: dict,
+    defaults: dict,
+    notebook: str,
+    types: dict | None = None,
+) -> dict:
     """Merge profile values and ``-p`` overrides; keep only values that differ from the defaults.
 
     A notebook run with its own defaults gets no injected cell, so its executed
@@ -127,6 +145,8 @@ def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, no
         )
     merged = {**profile_params, **{k: v for k, v in overrides.items() if k in defaults}}
     if types:
-        merged = {k: coerce(v, types.get(k, "None"), k, notebook) for k, v in merged.items()}
+        merged = {
+            k: coerce(v, types.get(k, "None"), k, notebook) for k, v in merged.items()
+        }
     merged = {k: check_range(v, k, notebook) for k, v in merged.items()}
     return {k: v for k, v in merged.items() if defaults[k] != v}
