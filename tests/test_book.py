@@ -281,3 +281,24 @@ def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(s
         served = _search(browser, f"http://127.0.0.1:{server.server_address[1]}/{query}")
         server.shutdown()
     assert served["results"] >= 3 and served["snippets"] >= 3 and not served["problems"], served
+
+
+def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(site, browser):
+    # Old book: `# NBVAL_CHECK_OUTPUT` markers and long assert cells shown in every chapter.
+    import nbformat
+
+    assert book._is_assert_cell("# c\nassert x\nassert y\nprint(z)")
+    assert not book._is_assert_cell("x = 1\ny = 2\nassert x")
+    stored = nbformat.read(book.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4)
+    collapsed = book.collapse_checks(stored)
+    assert any("hide-input" in c.metadata.get("tags", []) for c in collapsed.cells)
+    assert not any("hide-input" in c.metadata.get("tags", []) for c in stored.cells)
+    for name in ("05_dptt_basic", "13_after_the_thesis"):
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto((site / "notebooks" / f"{name}.html").as_uri())
+        shown = page.evaluate("""() => [...document.querySelectorAll('pre')]
+            .filter(p => p.checkVisibility() && (p.innerText.includes('NBVAL_CHECK_OUTPUT')
+                     || /^\\s*assert /m.test(p.innerText) && p.closest('.cell_input')))
+            .map(p => p.innerText.slice(0, 60))""")
+        page.close()
+        assert not shown, (name, shown)

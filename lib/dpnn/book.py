@@ -9,7 +9,9 @@ open ``index.html``. Nothing is fetched from the network, at build time or when 
 
 Exercise solutions (cells tagged ``solution``, see :mod:`dpnn.student`) are collapsed behind a
 toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the ``### Solution``
-markdown becomes a closed ``<details>`` element. The seminar guide ``docs/seminar.md`` is copied in
+markdown becomes a closed ``<details>`` element. Check cells are collapsed too
+(:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT`` code and the
+assertions are behind a toggle. The seminar guide ``docs/seminar.md`` is copied in
 as a page of the book. Each chapter's download button gives its notebook as stored in
 ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve`` (``make
 book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
@@ -49,6 +51,34 @@ def collapse_solutions(nb):
     return nb
 
 
+def _is_assert_cell(source: str) -> bool:
+    """A code cell at least half of whose statement lines are ``assert``s."""
+    lines = [line.strip() for line in source.splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    return bool(lines) and 2 * sum(line.startswith("assert") for line in lines) >= len(lines)
+
+
+def collapse_checks(nb):
+    """A copy of ``nb`` whose check cells the book shows collapsed: nbval still runs them.
+
+    The ``# NBVAL_CHECK_OUTPUT`` cell keeps its printed numbers in view and hides its code
+    (myst-nb's ``hide-input``); a cell of assertions is collapsed whole (``hide-cell``).
+    The notebooks themselves are not changed.
+    """
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type != "code" or "solution" in tags:
+            continue
+        if cell.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT"):
+            cell.metadata["tags"] = [*tags, "hide-input"]
+        elif _is_assert_cell(cell.source):
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+            cell.metadata["mystnb"] = {"code_prompt_show": "Show the checks (assertions)",
+                                       "code_prompt_hide": "Hide the checks"}
+    return nb
+
+
 def _seminar_page(text: str) -> str:
     """``docs/seminar.md`` as a page at the book's root: links to notebooks point to their chapters."""
     return text.replace("](../notebooks/", "](notebooks/")
@@ -69,7 +99,8 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
         elif path.is_dir() and not path.name.startswith((".", "_build")):
             shutil.copytree(path, source / path.name)
     for path in notebook_paths(root):
-        nbformat.write(collapse_solutions(nbformat.read(path, as_version=4)), source / "notebooks" / path.name)
+        nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
+        nbformat.write(nb, source / "notebooks" / path.name)
     guide = root / "docs" / "seminar.md"
     if guide.exists():
         (source / "seminar.md").write_text(_seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8")
