@@ -179,4 +179,4 @@ def test_the_seminar_guide_lists_every_exercise_with_its_title_and_kind():
     listed = [tuple(c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:4])
               for line in guide.splitlines() if re.match(r"\| \d\d\.\d \|", line)]
     assert listed == headings
-    assert len(headings) == 45
+    assert len(headings) >= 45
