@@ -108,7 +108,9 @@ CITATIONS = {
     "Xiao et al.": "xiao2010", "Li, Qardaji and Su": "li2012",
     "Dhaliwal et al.": "dhaliwal2019", "Kenthapadi et al.": "kenthapadi2013",
     "Wang et al.": "wang2022", "Gursoy et al.": "gursoy2017", "Cormode et al.": "cormode2012",
-    "Liang and Yi": "liang2023", "Lepert": "lepert2022",
+    "Liang and Yi": "liang2023", "Lepert": "lepert2022", "Shokri et al.": "shokri2011",
+    "Chaudhuri et al.": "chaudhuri2011", "Vaidya et al.": "vaidya2013",
+    "Inan et al.": "inan2010",
 }
 _CITED = re.compile("|".join(re.escape(n) for n in sorted(CITATIONS, key=len, reverse=True)))
 

@@ -302,3 +302,33 @@ def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(si
             .map(p => p.innerText.slice(0, 60))""")
         page.close()
         assert not shown, (name, shown)
+
+
+def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
+    """Each "Name et al." and "A and B (year)" in a notebook's text is a key of the book's
+    citation table, whose entries are all in references.bib."""
+    import importlib.util
+    import re as regex
+
+    import nbformat
+
+    from dpnn.run import notebook_paths
+
+    root = book.repository_root()
+    spec = importlib.util.spec_from_file_location("book_conf", root / "book" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    keys = set(regex.findall(r"^@\w+\{(\w+),", (root / "book" / "references.bib").read_text(),
+                             regex.M))
+    assert set(conf.CITATIONS.values()) <= keys
+    name = r"[A-Z][a-zà-ÿ]+"
+    cited = regex.compile(rf"\b{name}(?:(?:, | and |–){name})* et al\.|"
+                          rf"\b{name}(?:, {name})* and {name}(?= \(?(?:[A-Z]+ )?(?:19|20)\d\d)")
+    missing = {}
+    for path in notebook_paths(root):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                for found in cited.findall(cell.source):
+                    if found not in conf.CITATIONS:
+                        missing.setdefault(found, set()).add(path.stem[:2])
+    assert not missing, missing
