@@ -13,7 +13,8 @@ cross-validation. The p-values of every setting (dataset, budget, batch size, k)
 finding covers are Holm-adjusted together. A setting where both methods are at the
 floor (accuracy at most 0.05) or the ceiling (at least 0.95) is left out. A value
 claim is judged with the same corrected standard error. The paper gives 95% margins
-for a few settings only, so its own sampling error is not used.
+for a few settings only, so its own sampling error is not used. The claims read
+accuracy tables only: no privacy is spent.
 """
 
 from __future__ import annotations
@@ -27,8 +28,7 @@ from .rules import CEILING, FLOOR, Z, outcome_band, outcome_exists, over_range
 
 NOTEBOOK = "09_dp_knn_classification"
 SOURCE = "Gursoy et al. 2017 (private k-NN classification)"
-#: Features from which a dataset counts as high-dimensional (the paper's thyroid has
-#: 21; its low-dimensional datasets have 2, 4 and 5).
+#: Features from which a dataset is high-dimensional (thyroid 21; the others 2 to 5).
 HIGH_DIMENSION = 10
 #: "Realistic" conversion budgets of the paper's conclusion (§5.3).
 REALISTIC = (0.5, 1.0, 2.0)
