@@ -654,3 +654,19 @@ def test_gursoy_other_classifiers_claim_flips():
     assert judge(gursoy_tables(other_table=table(0.2))).word == claims.AGREES
     assert judge(gursoy_tables(other_table=table(-0.2))).word == claims.DIFFERS
     assert judge(gursoy_tables(other_table=table(0.0))).word == claims.PARTLY
+
+
+def test_gursoy_value_bands_use_the_corrected_standard_error():
+    # loss 0.115 per fold ± 0.9 x wobble (s = 0.0142): the corrected standard error
+    # sqrt((1/5 + 1/4) s^2) = 0.0095 puts the band's 0.10 within two of them (0.019),
+    # the plain s / sqrt(5) = 0.0064 would not (0.0127 < 0.015)
+    rows = [{"dataset": "low", "epsilon": 1.0, "n_test": 25, "fold": f, "repeat": 0,
+             "method": m, "accuracy": a}
+            for f in range(5) for m, a in (("non-private", 0.9),
+                                           ("proposed", 0.785 - 0.9 * WOBBLE[f]),
+                                           ("baseline", 0.6))]
+    s = np.std(0.9 * WOBBLE, ddof=1)
+    assert 2 * s / np.sqrt(5) < 0.015 <= 2 * s * np.sqrt(1 / 5 + 1 / 4)
+    verdict = gursoy_claim("Figs. 7-9b")(gursoy_tables(rn_table=pd.DataFrame(rows)))
+    assert verdict.why.startswith(f"proposed loses 5-10% {claims.AGREES}")
+    assert "low: 0.115 ± 0.010" in verdict.numbers
