@@ -110,7 +110,7 @@ CITATIONS = {
     "Wang et al.": "wang2022", "Gursoy et al.": "gursoy2017", "Cormode et al.": "cormode2012",
     "Liang and Yi": "liang2023", "Lepert": "lepert2022", "Shokri et al.": "shokri2011",
     "Chaudhuri et al.": "chaudhuri2011", "Vaidya et al.": "vaidya2013",
-    "Inan et al.": "inan2010",
+    "Inan et al.": "inan2010", "Nadeau and Bengio": "nadeau2003", "Holm": "holm1979",
 }
 _CITED = re.compile("|".join(re.escape(n) for n in sorted(CITATIONS, key=len, reverse=True)))
 
