@@ -1,0 +1,72 @@
+"""What DP-TT releases to each query: the points below the nodes its traversals reached.
+
+Every traversal thread ends at a node: a leaf (Alg. 11, 15, 17) or, for E, the node
+where it stops (Alg. 16), whose whole block of points is released. With N (Alg. 18)
+each released point is replaced by its ``B`` nearest data points, itself included.
+A query's release is the union over its threads, sorted by point index, without
+repeats; it is post-processing of the turns and spends no privacy.
+
+The output is written per query, never by a global sort: a scatter when a query
+has one point, a copy of a precomputed block or table row when it has one thread,
+and otherwise one small row per query, sorted in place.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpnn.traversal.tables import leaf_neighbours, node_columns, stop_order
+from dpnn.trees import KDTree
+
+__all__ = ["release"]
+
+
+def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
+            width: int, stop_height: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(indices, offsets)``: query i receives ``indices[offsets[i]:offsets[i + 1]]``.
+
+    Thread t of query ``owner[t]`` ended at ``node[t]``. ``slot`` is None when every
+    query has exactly one thread (basic, E); otherwise ``slot[t] < width`` numbers the
+    threads of one query, each ending at a leaf (P, GS). ``stop_height`` is E's.
+    """
+    columns = node_columns(tree)
+    if slot is None:
+        by_query = np.empty(n_queries, dtype=np.intp)
+        by_query[owner] = node
+        if stop_height == 0 or np.all(tree.height[by_query] == 0):
+            leaf = columns.first[by_query]
+            if not neighborhood:
+                return leaf, np.arange(n_queries + 1)
+            table = leaf_neighbours(tree, neighborhood, leaf)
+            return table[leaf].ravel(), np.arange(n_queries + 1) * neighborhood
+        lo, hi = tree.lo[by_query], tree.hi[by_query]
+        if not neighborhood:
+            return _blocks(stop_order(tree, stop_height), lo, hi)
+        width = int(np.max(hi - lo))
+        positions = lo[:, None] + np.arange(width)
+        inside = positions < hi[:, None]
+        found = np.where(inside, tree.order[np.where(inside, positions, 0)], len(tree.points))
+    else:
+        found = np.full((n_queries, width), len(tree.points), dtype=np.intp)
+        found[owner, slot] = columns.first[node]
+    return _rows(tree, found, neighborhood)
+
+
+def _blocks(source, lo, hi):
+    """``source[lo[i]:hi[i]]`` for every i, one after another, and their offsets."""
+    sizes = hi - lo
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    return source[np.repeat(lo - offsets[:-1], sizes) + np.arange(offsets[-1])], offsets
+
+
+def _rows(tree, found, neighborhood):
+    """Release per row of ``found`` (point indices, padded with ``len(tree.points)``)."""
+    padding = len(tree.points)
+    if neighborhood:
+        table = leaf_neighbours(tree, neighborhood, found[found < padding])
+        found = table[found].reshape(len(found), -1)  # the padding row of the table is padding
+    found.sort(axis=1)
+    keep = found < padding
+    if neighborhood:  # neighbourhoods of one query's points may overlap
+        keep[:, 1:] &= found[:, 1:] != found[:, :-1]
+    return found[keep], np.concatenate([[0], np.cumsum(np.count_nonzero(keep, axis=1))])

@@ -1,0 +1,219 @@
+"""DP tree traversal, DP-TT (thesis §5, Alg. 11-18), vectorized over a batch of queries.
+
+The server walks its leaf-only k-d tree (Alg. 10); at every inner node the
+client answers "left or right" through the exponential mechanism (Alg. 12)
+with one of two utilities:
+
+- ``"dis"`` (Alg. 13): the left child's utility is the query's distance to the
+  *right* child and vice versa, so the closer child is favoured; the caller
+  bounds the sensitivity. By the triangle inequality the utilities of two
+  queries x, x' differ by at most ``||x - x'||``, so one step is
+  ``epsilon``-DP for queries within distance ``sensitivity`` of each other,
+  i.e. ``(epsilon / sensitivity)``-geo-indistinguishable.
+- ``"cmp"`` (Alg. 14): utility 1 for the child on the query's side of the
+  split, 0 for the other, sensitivity 1. Two outcomes, utilities {0, 1}: the
+  step *is* randomized response keeping the correct turn with probability
+  ``e^{epsilon/2} / (1 + e^{epsilon/2})``, so it is ``epsilon/2``-LDP for any
+  two queries (and ``epsilon``-range-bounded; notebook 02).
+
+Variants (§5.4): ``basic`` (Alg. 11); ``parallel`` (P, Alg. 15: ``splits`` data-
+independent splits at the top, then a traversal in each subtree); ``early`` (E,
+Alg. 16: stop ``splits`` levels above the leaves and release the whole
+subtree); ``greedy`` (GS, Alg. 17: at every decision also start a non-splitting
+traversal in the subtree not chosen); and ``neighborhood = B`` (N, Alg. 18:
+release the B true nearest neighbours of every leaf found, the leaf included;
+post-processing), combinable with any variant (GS-N).
+
+All threads of all queries advance one tree level per step, so a batch of a
+million queries costs one vectorized exponential-mechanism draw per level.
+
+The descent reads each tree's columns once built (:mod:`dpnn.traversal.tables`): per
+level one query column is compared with the split values gathered for the threads'
+nodes, or, for DIS, the distances to both children are computed column by column;
+the leaf check's lookup of the left child is the step's own. The output is written
+per query (:mod:`dpnn.traversal.release`). The draws and their order are those of
+the first vectorised version (:func:`dpnn.traversal.reference._dptt_previous`), so
+both give the same output, bit for bit, for the same seed.
+"""
+
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from dpnn._validation import generator
+from dpnn.accounting import Accountant
+from dpnn.mechanisms import _binary_turns
+from dpnn.traversal.release import release
+from dpnn.traversal.tables import left_until, node_columns
+from dpnn.traversal.variants import _check, _check_scale, _schedule, dptt_ledger, em_calls_formula
+from dpnn.trees import KDTree
+
+__all__ = ["DPTTResult", "dptt"]
+
+
+@dataclass(frozen=True)
+class DPTTResult:
+    """What one DP-TT run released and what it cost, per query.
+
+    ``indices[offsets[i]:offsets[i + 1]]`` are the points released to query i.
+    """
+
+    indices: np.ndarray
+    offsets: np.ndarray
+    em_calls: np.ndarray  # exponential-mechanism calls made for each query
+    sent: np.ndarray  # node values the server sent to the client for each query
+    epsilons: np.ndarray  # worst-case per-step budgets any query may spend, one entry per call
+    accountant: Accountant  # charged with those steps; compose with accountant.epsilon(delta, method)
+
+    @property
+    def released(self) -> list:
+        """One int array of indices into ``tree.points`` per query."""
+        return np.split(self.indices, self.offsets[1:-1])
+
+    @property
+    def released_counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+
+def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant: str = "basic",
+         splits: int = 0, neighborhood: int = 0, *, rng) -> DPTTResult:
+    """Run DP-TT for every query in ``queries`` (shape (n,) on a 1-D tree, or (n, d)).
+
+    ``epsilon`` is the per-step budget each exponential-mechanism call
+    (EMQUERY) receives, or an array giving it per tree level. The result's
+    accountant is charged with the worst-case calls of the variant
+    (:func:`em_calls_formula`): ``"randomized_response"`` at ``epsilon/2``
+    per CMP step (its exact loss), ``"exponential"`` at ``epsilon`` per DIS
+    step (with respect to queries within ``sensitivity`` of each other).
+    """
+    q, sensitivity = _check(tree, queries, utility, sensitivity, variant, splits, neighborhood)
+    schedule = _schedule(tree, epsilon)
+    _check_scale(schedule, sensitivity)
+    rng = generator(rng, "rng")
+    n = len(q)
+    owner, node, slot, starts = _descend(tree, q, schedule, sensitivity, utility, variant,
+                                         splits, rng)
+    depth = tree.depth[node]
+    calls = {"parallel": lambda: np.maximum(depth - splits, 0),
+             "greedy": lambda: depth - slot}.get(variant, lambda: depth)()
+    stop_height = splits if variant == "early" else 0
+    width = {"parallel": 2**splits, "greedy": tree.tree_height + 1}.get(variant, 1)
+    indices, offsets = release(tree, owner, node, slot, n, neighborhood, width, stop_height)
+    if slot is None:  # one thread per query
+        em_calls = np.empty(n, dtype=np.int64)
+        em_calls[owner] = calls
+        threads = leaf_threads = np.ones(n, dtype=np.int64)
+        if stop_height:
+            leaf_threads = np.zeros(n, dtype=np.int64)
+            leaf_threads[owner] = tree.height[node] == 0
+    else:  # every thread of P and GS ends at a leaf
+        em_calls = np.bincount(owner, weights=calls, minlength=n).astype(np.int64)
+        threads = leaf_threads = np.bincount(owner, minlength=n)
+    spawned = threads - 1 if variant == "greedy" else np.zeros(n, dtype=np.int64)
+    sent = starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
+    per_level = em_calls_formula(variant, tree.tree_height, splits)
+    epsilons = np.repeat(schedule[: tree.tree_height], per_level)
+    return DPTTResult(indices, offsets, em_calls, sent, epsilons,
+                      dptt_ledger(schedule[: tree.tree_height], utility, variant, splits))
+
+
+def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
+    """Walk every thread down one level per step; ``(owner, node, slot, starts)`` at the end.
+
+    Thread t belongs to query ``owner[t]`` and ended at ``node[t]``; ``slot`` numbers
+    the threads of one query (P, GS; None otherwise: one thread per query), and for
+    GS it is the depth where the thread started. ``starts`` counts each query's
+    threads at the start. ``owner`` is None while thread i is query i.
+    """
+    n = len(q)
+    query = [np.ascontiguousarray(q[:, a]) for a in range(q.shape[1])]
+    node, owner, slot = np.zeros(n, dtype=np.intp), None, None
+    starts = np.ones(n, dtype=np.int64)
+    if variant == "parallel":  # data-independent splits, no exponential mechanism (Alg. 15)
+        owner, node, slot = _split_top(tree, n, splits)
+        starts = np.bincount(owner, minlength=n)
+    greedy = variant == "greedy"
+    if greedy:
+        slot = np.zeros(n, dtype=np.intp)
+    splitting = n if greedy else 0  # GS's splitting threads are the first ones
+    child_of = left_until(tree, splits if variant == "early" else 0)  # -1: stop (Alg. 16)
+    finished = []
+    while node.size:
+        child = child_of[node]
+        done = child < 0
+        if done.any():
+            owner = np.arange(n) if owner is None else owner
+            finished.append((owner[done], node[done], None if slot is None else slot[done]))
+            live = ~done
+            owner, node, child = owner[live], node[live], child[live]
+            slot = None if slot is None else slot[live]
+            splitting = int(np.count_nonzero(live[:splitting]))
+            if not node.size:
+                break
+        level = int(tree.depth[node[0]])  # every live thread is at the same depth
+        scale = schedule[level] / (2 * sensitivity)
+        go_right = _turns(tree, query, owner, node, child, level, scale, utility, rng)
+        if greedy:  # Alg. 17: the splitting thread also walks the side not chosen
+            other = child[:splitting] + ~go_right[:splitting]
+            owner = np.arange(n) if owner is None else owner
+            owner = np.concatenate([owner, owner[:splitting]])
+            slot = np.concatenate([slot, np.full(splitting, level + 1, dtype=np.intp)])
+            node = np.concatenate([child + go_right, other])
+        else:
+            node = np.add(child, go_right, out=child)  # siblings side by side: right == left + 1
+    owner, node, slot = (None if parts[0] is None else np.concatenate(parts)
+                         for parts in zip(*finished))
+    return owner, node, slot, starts
+
+
+def _split_top(tree, n, splits):
+    """P's threads after ``splits`` data-independent levels: (owner, node, slot)."""
+    owner, node, slot = np.arange(n), np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
+    for _ in range(splits):
+        inner = tree.left[node] >= 0
+        owner = np.concatenate([owner[~inner], owner[inner], owner[inner]])
+        slot = np.concatenate([2 * slot[~inner], 2 * slot[inner], 2 * slot[inner] + 1])
+        node = np.concatenate([node[~inner], tree.left[node[inner]], tree.right[node[inner]]])
+    return owner, node, slot
+
+
+def _turns(tree, query, owner, node, child, level, scale, utility, rng):
+    """One exponential-mechanism turn per thread (Alg. 12): True for the right child.
+
+    CMP (Alg. 14): randomized response on "the query is not left of the split",
+    kept with probability ``expit(scale)``. DIS (Alg. 13): the right child with
+    probability ``expit(scale (u_R - u_L))``, ``u_R - u_L`` = distance to the left
+    child minus distance to the right one.
+    """
+    columns = node_columns(tree)
+    if utility == "cmp":
+        if columns.axis_of_depth is None:  # a tree whose axes do not cycle by depth
+            values = np.column_stack(query)[_all(owner, len(query[0])), tree.axis[node]]
+        else:
+            column = query[columns.axis_of_depth[level]]
+            values = column if owner is None else column[owner]
+        keep = rng.random(len(node)) < expit(scale)
+        return np.bitwise_xor(np.less(values, columns.split[node]), keep, out=keep)
+    to_left = _squared_distance(query, owner, columns.coordinates, child)
+    to_right = _squared_distance(query, owner, columns.coordinates, child + 1)
+    gap = np.sqrt(to_left, out=to_left) - np.sqrt(to_right, out=to_right)
+    return _binary_turns(0.0, gap, scale, rng)
+
+
+def _squared_distance(query, owner, coordinates, nodes):
+    """Squared distance from every thread's query to the point of ``nodes``, axis by axis."""
+    total = None
+    for column, along in zip(query, coordinates):
+        values = column if owner is None else column[owner]
+        difference = values - along[nodes]
+        np.multiply(difference, difference, out=difference)
+        total = difference if total is None else np.add(total, difference, out=total)
+    return total
+
+
+def _all(owner, n):
+    return np.arange(n) if owner is None else owner
