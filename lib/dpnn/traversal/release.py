@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpnn.traversal.tables import leaf_neighbours, node_columns, stop_order
+from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_order
 from dpnn.trees import KDTree
 
 __all__ = ["release"]
@@ -25,20 +25,20 @@ def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
             width: int, stop_height: int) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, offsets)``: query i receives ``indices[offsets[i]:offsets[i + 1]]``.
 
-    Thread t of query ``owner[t]`` ended at ``node[t]``. ``slot`` is None when every
-    query has exactly one thread (basic, E); otherwise ``slot[t] < width`` numbers the
-    threads of one query, each ending at a leaf (P, GS). ``stop_height`` is E's.
+    Thread t of query ``owner[t]`` ended at ``node[t]``. ``slot`` is None when thread
+    i is query i's only thread (basic, E; ``owner`` is then unused); otherwise
+    ``slot[t] < width`` numbers the threads of one query, each ending at a leaf (P,
+    GS). ``stop_height`` is E's.
     """
     columns = node_columns(tree)
     if slot is None:
-        by_query = np.empty(n_queries, dtype=np.intp)
-        by_query[owner] = node
+        by_query = node
         if stop_height == 0 or np.all(tree.height[by_query] == 0):
             leaf = columns.first[by_query]
             if not neighborhood:
                 return leaf, np.arange(n_queries + 1)
             table = leaf_neighbours(tree, neighborhood, leaf)
-            return table[leaf].ravel(), np.arange(n_queries + 1) * neighborhood
+            return table[leaf].ravel().astype(np.intp), np.arange(n_queries + 1) * neighborhood
         lo, hi = tree.lo[by_query], tree.hi[by_query]
         if not neighborhood:
             return _blocks(stop_order(tree, stop_height), lo, hi)
@@ -46,8 +46,9 @@ def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
         positions = lo[:, None] + np.arange(width)
         inside = positions < hi[:, None]
         found = np.where(inside, tree.order[np.where(inside, positions, 0)], len(tree.points))
+        found = found.astype(index_type(tree))
     else:
-        found = np.full((n_queries, width), len(tree.points), dtype=np.intp)
+        found = np.full((n_queries, width), len(tree.points), dtype=index_type(tree))
         found[owner, slot] = columns.first[node]
     return _rows(tree, found, neighborhood)
 
@@ -60,7 +61,10 @@ def _blocks(source, lo, hi):
 
 
 def _rows(tree, found, neighborhood):
-    """Release per row of ``found`` (point indices, padded with ``len(tree.points)``)."""
+    """Release per row of ``found`` (point indices, padded with ``len(tree.points)``).
+
+    Each row is sorted in place (rows of :func:`index_type`); with N, repeats go.
+    """
     padding = len(tree.points)
     if neighborhood:
         table = leaf_neighbours(tree, neighborhood, found[found < padding])
@@ -69,4 +73,5 @@ def _rows(tree, found, neighborhood):
     keep = found < padding
     if neighborhood:  # neighbourhoods of one query's points may overlap
         keep[:, 1:] &= found[:, 1:] != found[:, :-1]
-    return found[keep], np.concatenate([[0], np.cumsum(np.count_nonzero(keep, axis=1))])
+    counts = np.count_nonzero(keep, axis=1)
+    return found[keep].astype(np.intp), np.concatenate([[0], np.cumsum(counts)])

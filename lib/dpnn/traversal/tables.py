@@ -22,7 +22,12 @@ import numpy as np
 
 from dpnn.trees import KDTree
 
-__all__ = ["NodeColumns", "node_columns", "stop_order", "leaf_neighbours"]
+__all__ = ["NodeColumns", "node_columns", "stop_order", "leaf_neighbours", "index_type"]
+
+
+def index_type(tree: KDTree):
+    """The narrowest integer type for the tree's point indices and one more (padding)."""
+    return np.int32 if len(tree.points) < np.iinfo(np.int32).max else np.intp
 
 
 @dataclass(frozen=True)
@@ -54,11 +59,15 @@ def node_columns(tree: KDTree) -> NodeColumns:
     return tree.cache["columns"]
 
 
-def left_until(tree: KDTree, stop_height: int) -> np.ndarray:
-    """Each node's left child, or -1 where a traversal stops (height <= ``stop_height``)."""
+def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int]:
+    """Each node's left child, or -1 where a traversal stops (height <= ``stop_height``).
+
+    Also the least depth of a node where a traversal stops: no thread stops above it.
+    """
     key = ("left_until", int(stop_height))
     if key not in tree.cache:
-        tree.cache[key] = np.where(tree.height > stop_height, tree.left, -1)
+        child_of = np.where(tree.height > stop_height, tree.left, -1)
+        tree.cache[key] = child_of, int(tree.depth[child_of < 0].min())
     return tree.cache[key]
 
 
@@ -88,15 +97,17 @@ def leaf_neighbours(tree: KDTree, neighborhood: int, points: np.ndarray) -> np.n
     Row p holds p itself and its ``neighborhood - 1`` nearest other points (by
     cKDTree, whose ties decide among equidistant points; a point that shares p's
     coordinates is one of p's others), sorted by index. Rows of ``points`` not yet
-    in the table are looked up now; the table has one extra row ``len(tree.points)``
-    full of that value, which the release uses as padding.
+    in the table are looked up now (all at once when they are more than a quarter of
+    the points); the table has one extra row ``len(tree.points)``
+    full of that value, which the release uses as padding. Its type is
+    :func:`index_type` (32-bit rows sort several times faster).
     """
     from scipy.spatial import cKDTree
 
     n = len(tree.points)
     key = ("neighbours", int(neighborhood))
     if key not in tree.cache:
-        table = np.full((n + 1, neighborhood), n, dtype=np.intp)
+        table = np.full((n + 1, neighborhood), n, dtype=index_type(tree))
         tree.cache[key] = (table, np.zeros(n, dtype=bool))
     table, filled = tree.cache[key]
     missing = points[~filled[points]]
@@ -104,6 +115,8 @@ def leaf_neighbours(tree: KDTree, neighborhood: int, points: np.ndarray) -> np.n
         if "index" not in tree.cache:
             tree.cache["index"] = cKDTree(tree.points)
         missing = np.unique(missing)
+        if len(missing) > n // 4:  # most rows will be needed: look every row up in one batch
+            missing = np.flatnonzero(~filled)
         _, near = tree.cache["index"].query(tree.points[missing], k=neighborhood, workers=-1)
         near = np.asarray(near).reshape(len(missing), neighborhood)
         others = near != missing[:, None]

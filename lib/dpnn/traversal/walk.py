@@ -98,18 +98,17 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
     owner, node, slot, starts = _descend(tree, q, schedule, sensitivity, utility, variant,
                                          splits, rng)
     depth = tree.depth[node]
-    calls = {"parallel": lambda: np.maximum(depth - splits, 0),
-             "greedy": lambda: depth - slot}.get(variant, lambda: depth)()
+    calls = depth - slot if variant == "greedy" else depth  # GS's slot: the depth it started at
+    if variant == "parallel":
+        calls = np.maximum(depth - splits, 0)  # threads that reached a leaf while splitting: 0
     stop_height = splits if variant == "early" else 0
     width = {"parallel": 2**splits, "greedy": tree.tree_height + 1}.get(variant, 1)
     indices, offsets = release(tree, owner, node, slot, n, neighborhood, width, stop_height)
-    if slot is None:  # one thread per query
-        em_calls = np.empty(n, dtype=np.int64)
-        em_calls[owner] = calls
+    if slot is None:  # thread i is query i
+        em_calls = calls.astype(np.int64)
         threads = leaf_threads = np.ones(n, dtype=np.int64)
         if stop_height:
-            leaf_threads = np.zeros(n, dtype=np.int64)
-            leaf_threads[owner] = tree.height[node] == 0
+            leaf_threads = (tree.height[node] == 0).astype(np.int64)
     else:  # every thread of P and GS ends at a leaf
         em_calls = np.bincount(owner, weights=calls, minlength=n).astype(np.int64)
         threads = leaf_threads = np.bincount(owner, minlength=n)
@@ -124,50 +123,68 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
 def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     """Walk every thread down one level per step; ``(owner, node, slot, starts)`` at the end.
 
-    Thread t belongs to query ``owner[t]`` and ended at ``node[t]``; ``slot`` numbers
-    the threads of one query (P, GS; None otherwise: one thread per query), and for
-    GS it is the depth where the thread started. ``starts`` counts each query's
-    threads at the start. ``owner`` is None while thread i is query i.
+    Thread t belongs to query ``owner[t]`` (None: thread i is query i) and ended at
+    ``node[t]``; ``slot`` numbers the threads of one query (P; for GS the depth where
+    the thread started; None otherwise: one thread per query). ``starts`` counts each
+    query's threads at the start. Threads stay in place in their arrays (GS's new
+    threads are appended), so a step draws one turn for each thread still walking, in
+    array order, and no array is compacted.
     """
     n = len(q)
-    query = [np.ascontiguousarray(q[:, a]) for a in range(q.shape[1])]
-    node, owner, slot = np.zeros(n, dtype=np.intp), None, None
-    starts = np.ones(n, dtype=np.int64)
+    greedy = variant == "greedy"
+    owner, node, slot, starts = None, np.zeros(n, dtype=np.intp), None, np.ones(n, dtype=np.int64)
     if variant == "parallel":  # data-independent splits, no exponential mechanism (Alg. 15)
         owner, node, slot = _split_top(tree, n, splits)
         starts = np.bincount(owner, minlength=n)
-    greedy = variant == "greedy"
-    if greedy:
-        slot = np.zeros(n, dtype=np.intp)
-    splitting = n if greedy else 0  # GS's splitting threads are the first ones
-    child_of = left_until(tree, splits if variant == "early" else 0)  # -1: stop (Alg. 16)
-    finished = []
-    while node.size:
-        child = child_of[node]
-        done = child < 0
-        if done.any():
-            owner = np.arange(n) if owner is None else owner
-            finished.append((owner[done], node[done], None if slot is None else slot[done]))
-            live = ~done
-            owner, node, child = owner[live], node[live], child[live]
-            slot = None if slot is None else slot[live]
-            splitting = int(np.count_nonzero(live[:splitting]))
-            if not node.size:
+    query = [np.ascontiguousarray(q[:, a] if owner is None else q[owner, a])
+             for a in range(q.shape[1])]
+    count = len(node)
+    if greedy:  # room for the thread each splitting thread starts at every level
+        owner, slot = np.arange(n), np.zeros(n, dtype=np.intp)
+        owner, node, slot, *query = (_room(array, n * (tree.tree_height + 1))
+                                     for array in (owner, node, slot, *query))
+    child_of, earliest = left_until(tree, splits if variant == "early" else 0)
+    level = -1  # the depth of the threads still walking (unknown before the first step)
+    while True:
+        nodes = node[:count]
+        child = child_of[nodes]
+        live = None
+        if level < 0 or level + 1 >= earliest:  # no thread stops above depth `earliest`
+            done = child < 0
+            if done.all():
                 break
-        level = int(tree.depth[node[0]])  # every live thread is at the same depth
+            if done.any():
+                live = np.flatnonzero(~done)
+        level = int(tree.depth[nodes[0 if live is None else live[0]]])
         scale = schedule[level] / (2 * sensitivity)
-        go_right = _turns(tree, query, owner, node, child, level, scale, utility, rng)
-        if greedy:  # Alg. 17: the splitting thread also walks the side not chosen
-            other = child[:splitting] + ~go_right[:splitting]
-            owner = np.arange(n) if owner is None else owner
-            owner = np.concatenate([owner, owner[:splitting]])
-            slot = np.concatenate([slot, np.full(splitting, level + 1, dtype=np.intp)])
-            node = np.concatenate([child + go_right, other])
+        if live is None:
+            go_right = _turns(tree, [c[:count] for c in query], nodes, child, level, scale,
+                              utility, rng)
+            walking = slice(None)
         else:
-            node = np.add(child, go_right, out=child)  # siblings side by side: right == left + 1
-    owner, node, slot = (None if parts[0] is None else np.concatenate(parts)
-                         for parts in zip(*finished))
-    return owner, node, slot, starts
+            child, walking = child[live], live
+            go_right = _turns(tree, [c[:count][live] for c in query], nodes[live], child, level,
+                              scale, utility, rng)
+        if greedy:  # Alg. 17: the splitting threads (the first n) also walk the side not chosen
+            k = n if live is None else int(np.searchsorted(live, n))
+            splitting = slice(0, k) if live is None else live[:k]
+            new = slice(count, count + k)
+            node[new] = child[:k] + ~go_right[:k]
+            owner[new], slot[new] = owner[splitting], level + 1
+            for column in query:
+                column[new] = column[splitting]
+        nodes[walking] = child + go_right  # siblings side by side: right == left + 1
+        if greedy:
+            count += k
+    return (None if owner is None else owner[:count]), node[:count], \
+        (None if slot is None else slot[:count]), starts
+
+
+def _room(array, capacity):
+    """``array`` at the start of a new array of length ``capacity``."""
+    grown = np.empty(capacity, dtype=array.dtype)
+    grown[: len(array)] = array
+    return grown
 
 
 def _split_top(tree, n, splits):
@@ -181,39 +198,34 @@ def _split_top(tree, n, splits):
     return owner, node, slot
 
 
-def _turns(tree, query, owner, node, child, level, scale, utility, rng):
+def _turns(tree, values, nodes, child, level, scale, utility, rng):
     """One exponential-mechanism turn per thread (Alg. 12): True for the right child.
 
-    CMP (Alg. 14): randomized response on "the query is not left of the split",
-    kept with probability ``expit(scale)``. DIS (Alg. 13): the right child with
-    probability ``expit(scale (u_R - u_L))``, ``u_R - u_L`` = distance to the left
-    child minus distance to the right one.
+    ``values`` holds the threads' query coordinates, one column per axis; ``child`` is
+    each node's left child. CMP (Alg. 14): randomized response on "the query is not
+    left of the split", kept with probability ``expit(scale)``. DIS (Alg. 13): the
+    right child with probability ``expit(scale (u_R - u_L))``, ``u_R - u_L`` = the
+    distance to the left child minus the distance to the right one.
     """
     columns = node_columns(tree)
     if utility == "cmp":
         if columns.axis_of_depth is None:  # a tree whose axes do not cycle by depth
-            values = np.column_stack(query)[_all(owner, len(query[0])), tree.axis[node]]
+            here = np.column_stack(values)[np.arange(len(nodes)), tree.axis[nodes]]
         else:
-            column = query[columns.axis_of_depth[level]]
-            values = column if owner is None else column[owner]
-        keep = rng.random(len(node)) < expit(scale)
-        return np.bitwise_xor(np.less(values, columns.split[node]), keep, out=keep)
-    to_left = _squared_distance(query, owner, columns.coordinates, child)
-    to_right = _squared_distance(query, owner, columns.coordinates, child + 1)
+            here = values[columns.axis_of_depth[level]]
+        keep = rng.random(len(nodes)) < expit(scale)
+        return np.bitwise_xor(np.less(here, columns.split[nodes]), keep, out=keep)
+    to_left = _squared_distance(values, columns.coordinates, child)
+    to_right = _squared_distance(values, columns.coordinates, child + 1)
     gap = np.sqrt(to_left, out=to_left) - np.sqrt(to_right, out=to_right)
     return _binary_turns(0.0, gap, scale, rng)
 
 
-def _squared_distance(query, owner, coordinates, nodes):
+def _squared_distance(values, coordinates, nodes):
     """Squared distance from every thread's query to the point of ``nodes``, axis by axis."""
     total = None
-    for column, along in zip(query, coordinates):
-        values = column if owner is None else column[owner]
-        difference = values - along[nodes]
+    for column, along in zip(values, coordinates):
+        difference = np.subtract(column, along[nodes])
         np.multiply(difference, difference, out=difference)
         total = difference if total is None else np.add(total, difference, out=total)
     return total
-
-
-def _all(owner, n):
-    return np.arange(n) if owner is None else owner
