@@ -3,10 +3,12 @@
 None of them depends on a query, so none spends privacy; each is kept in the tree's
 ``cache`` (:class:`dpnn.trees.KDTree`) and built on first use:
 
-- :func:`node_columns`: per node, its left child (or -1 where a traversal stops),
-  its split value and its own point's coordinates, one column per axis. Siblings
-  are stored side by side (``right == left + 1``), so a step reads one child index
-  and finds both children's coordinates in the columns.
+- :func:`node_columns`: per node its split value and its own point's coordinates,
+  one column per axis. Siblings are stored side by side (``right == left + 1``),
+  so a step finds one child index and both children's coordinates in the columns;
+  in the full top levels of a balanced tree the left child of node i is 2i + 1
+  (breadth-first numbering) and needs no lookup. :func:`left_until` gives each
+  node's left child, or -1 where a traversal stops.
 - :func:`stop_order`: the points under each node where variant E stops, sorted by
   index within each node's block: what E releases, ready to copy.
 - :func:`leaf_neighbours`: the B nearest data points of every leaf's point (Alg. 18),
@@ -38,6 +40,7 @@ class NodeColumns:
     coordinates: tuple  # one column per axis: the coordinates of the node's own point
     first: np.ndarray  # the first point of the node's block, order[lo]: a leaf's point
     axis_of_depth: np.ndarray | None  # the axis every node at a depth splits on, if one per depth
+    heap_depth: int  # above this depth every node is inner and node i's left child is 2i + 1
 
 
 def node_columns(tree: KDTree) -> NodeColumns:
@@ -52,10 +55,15 @@ def node_columns(tree: KDTree) -> NodeColumns:
         axis_of_depth = np.zeros(int(depths.max()) + 1, dtype=np.intp)
         axis_of_depth[depths] = tree.axis[first_at_depth]
         uniform = np.array_equal(tree.axis, axis_of_depth[tree.depth])
+        heap_depth = int(tree.depth[tree.left < 0].min())  # the top levels are full
+        while heap_depth and not np.array_equal(tree.left[: 2**heap_depth - 1],
+                                                2 * np.arange(2**heap_depth - 1) + 1):
+            heap_depth -= 1
         tree.cache["columns"] = NodeColumns(
             split=np.ascontiguousarray(tree.split, dtype=float),
             coordinates=tuple(np.ascontiguousarray(own[:, a]) for a in range(tree.dimension)),
-            first=tree.order[tree.lo], axis_of_depth=axis_of_depth if uniform else None)
+            first=tree.order[tree.lo], axis_of_depth=axis_of_depth if uniform else None,
+            heap_depth=heap_depth)
     return tree.cache["columns"]
 
 

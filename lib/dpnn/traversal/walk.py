@@ -144,18 +144,23 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
         owner, node, slot, *query = (_room(array, n * (tree.tree_height + 1))
                                      for array in (owner, node, slot, *query))
     child_of, earliest = left_until(tree, splits if variant == "early" else 0)
-    level = -1  # the depth of the threads still walking (unknown before the first step)
+    # Above depth `earliest` no thread stops, and above `heap` node i's left child is 2i + 1.
+    heap = min(earliest, node_columns(tree).heap_depth)
+    level = -1 if variant == "parallel" else 0  # the depth of the walking threads, if known
     while True:
         nodes = node[:count]
-        child = child_of[nodes]
         live = None
-        if level < 0 or level + 1 >= earliest:  # no thread stops above depth `earliest`
+        if 0 <= level < heap:
+            child = np.multiply(nodes, 2)
+            child += 1
+        else:
+            child = child_of[nodes]
             done = child < 0
             if done.all():
                 break
             if done.any():
                 live = np.flatnonzero(~done)
-        level = int(tree.depth[nodes[0 if live is None else live[0]]])
+            level = int(tree.depth[nodes[0 if live is None else live[0]]])
         scale = schedule[level] / (2 * sensitivity)
         if live is None:
             go_right = _turns(tree, [c[:count] for c in query], nodes, child, level, scale,
@@ -176,6 +181,7 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
         nodes[walking] = child + go_right  # siblings side by side: right == left + 1
         if greedy:
             count += k
+        level += 1
     return (None if owner is None else owner[:count]), node[:count], \
         (None if slot is None else slot[:count]), starts
 
