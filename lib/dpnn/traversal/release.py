@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_order
+from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_blocks
 from dpnn.trees import KDTree
 
 __all__ = ["release"]
@@ -41,7 +41,11 @@ def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
             return table[leaf].ravel().astype(np.intp), np.arange(n_queries + 1) * neighborhood
         lo, hi = tree.lo[by_query], tree.hi[by_query]
         if not neighborhood:
-            return _blocks(stop_order(tree, stop_height), lo, hi)
+            rows, row_of_node = stop_blocks(tree, stop_height)
+            rows = np.take(rows, row_of_node[by_query], axis=0)
+            sizes = hi - lo
+            offsets = np.concatenate([[0], np.cumsum(sizes)])
+            return (rows.ravel() if sizes.min() == rows.shape[1] else rows[rows >= 0]), offsets
         width = int(np.max(hi - lo))
         positions = lo[:, None] + np.arange(width)
         inside = positions < hi[:, None]
@@ -53,13 +57,6 @@ def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
     return _rows(tree, found, neighborhood)
 
 
-def _blocks(source, lo, hi):
-    """``source[lo[i]:hi[i]]`` for every i, one after another, and their offsets."""
-    sizes = hi - lo
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
-    return source[np.repeat(lo - offsets[:-1], sizes) + np.arange(offsets[-1])], offsets
-
-
 def _rows(tree, found, neighborhood):
     """Release per row of ``found`` (point indices, padded with ``len(tree.points)``).
 
@@ -68,7 +65,7 @@ def _rows(tree, found, neighborhood):
     padding = len(tree.points)
     if neighborhood:
         table = leaf_neighbours(tree, neighborhood, found[found < padding])
-        found = table[found].reshape(len(found), -1)  # the padding row of the table is padding
+        found = np.take(table, found, axis=0).reshape(len(found), -1)  # padding row: padding
     found.sort(axis=1)
     keep = found < padding
     if neighborhood:  # neighbourhoods of one query's points may overlap
