@@ -46,43 +46,59 @@ VARIANT_QUERIES = 30_000
 REPEATS = 5
 EPSILON = 1.0
 SENSITIVITY = 1e9
-VARIANTS = {"basic": {}, "E8": {"variant": "early", "splits": 8},
-            "GS": {"variant": "greedy"}, "GS-N20": {"variant": "greedy", "neighborhood": 20}}
+VARIANTS = {
+    "basic": {},
+    "E8": {"variant": "early", "splits": 8},
+    "GS": {"variant": "greedy"},
+    "GS-N20": {"variant": "greedy", "neighborhood": 20},
+}
 
 
 def heap_layout(tree):
-    """The kernel's arrays: split values and coordinates at heap positions, and leaf points.
+    """The kernel's arrays: split values and coordinates at heap positions, leaf points.
 
     A balanced leaf-only tree is full down to depth h - 1 (h its height), where
     breadth-first and heap numbering agree; the heap's depth-h positions below a
     depth h - 1 leaf repeat that leaf.
     """
     h = tree.tree_height
-    assert node_columns(tree).heap_depth >= h - 1, "a balanced tree is full above depth h - 1"
+    assert (
+        node_columns(tree).heap_depth >= h - 1
+    ), "a balanced tree is full above depth h - 1"
     inner = 2**h - 1  # positions at depth < h: where the decisions are made
     position = np.arange(inner, 2 * inner + 1)  # depth h
     parent = (position - 1) // 2
-    real = np.where(tree.left[parent] >= 0, tree.left[parent] + (position - 2 * parent - 1), parent)
+    real = np.where(
+        tree.left[parent] >= 0, tree.left[parent] + (position - 2 * parent - 1), parent
+    )
     node = np.concatenate([np.arange(inner), real])
     own = tree.points[tree.point[node]]
-    return {"split": np.ascontiguousarray(tree.split[:inner]),
-            "coordinates": [np.ascontiguousarray(own[:, a]) for a in range(tree.dimension)],
-            "leaf_point": tree.order[tree.lo[real]], "height": h}
+    return {
+        "split": np.ascontiguousarray(tree.split[:inner]),
+        "coordinates": [np.ascontiguousarray(own[:, a]) for a in range(tree.dimension)],
+        "leaf_point": tree.order[tree.lo[real]],
+        "height": h,
+    }
 
 
 def kernel_turns(layout, values, nodes, level, utility, rng):
-    """One draw per thread, the gathers, the comparison; returns (left child, go right)."""
+    """One draw per thread, the gathers, the comparison: (left child, go right)."""
     child = 2 * nodes + 1
     if utility == "cmp":
         keep = rng.random(len(nodes)) < expit(EPSILON / 2)
-        return child, np.less(values[level % len(values)], layout["split"][nodes]) ^ keep
+        return (
+            child,
+            np.less(values[level % len(values)], layout["split"][nodes]) ^ keep,
+        )
     distances = []
     for side in (child, child + 1):
         total = None
         for column, along in zip(values, layout["coordinates"]):
             difference = column - along[side]
             difference *= difference
-            total = difference if total is None else np.add(total, difference, out=total)
+            total = (
+                difference if total is None else np.add(total, difference, out=total)
+            )
         distances.append(np.sqrt(total, out=total))
     gap = distances[0] - distances[1]
     return child, rng.random(len(nodes)) < expit(EPSILON / (2 * SENSITIVITY) * gap)
@@ -99,7 +115,7 @@ def kernel_descent(layout, queries, utility, rng, levels):
 
 
 def kernel_greedy(layout, queries, utility, rng):
-    """GS's descent: every level the splitting threads (the first n) start one more thread."""
+    """GS's descent: per level each splitting thread (the first n) starts one more."""
     n, h = len(queries), layout["height"]
     node = np.zeros(n * (h + 1), dtype=np.intp)
     values = [np.empty(n * (h + 1)) for _ in range(queries.shape[1])]
@@ -108,11 +124,12 @@ def kernel_greedy(layout, queries, utility, rng):
     count = n
     for level in range(h):
         nodes = node[:count]
-        child, go_right = kernel_turns(layout, [c[:count] for c in values], nodes, level,
-                                       utility, rng)
-        node[count:count + n] = child[:n] + ~go_right[:n]
+        child, go_right = kernel_turns(
+            layout, [c[:count] for c in values], nodes, level, utility, rng
+        )
+        node[count : count + n] = child[:n] + ~go_right[:n]
         for column in values:
-            column[count:count + n] = column[:n]
+            column[count : count + n] = column[:n]
         nodes[:] = child + go_right
         count += n
     return node
@@ -132,7 +149,7 @@ def yardstick(name, tree, layout, tables, queries, utility, rng):
 
 
 def one_off_tables(tree, layout):
-    """E8's blocks per depth h - 8 node (padded) and the neighbour table, for the copies."""
+    """E8's blocks per depth h - 8 node (padded) and the neighbour table: the copies."""
     h = layout["height"]
     first = 2 ** (h - 8) - 1
     nodes = np.arange(first, 2 * first + 1)
@@ -141,8 +158,10 @@ def one_off_tables(tree, layout):
     blocks = tree.order[np.minimum(positions, hi[:, None] - 1)]
     start = time.perf_counter()
     neighbours = leaf_neighbours(tree, 20, np.arange(len(tree.points)))
-    return {"blocks": np.sort(blocks, axis=1), "neighbours": neighbours}, \
-        time.perf_counter() - start
+    return {
+        "blocks": np.sort(blocks, axis=1),
+        "neighbours": neighbours,
+    }, time.perf_counter() - start
 
 
 def timed(call, repeats=REPEATS):
@@ -151,15 +170,26 @@ def timed(call, repeats=REPEATS):
         start = time.perf_counter()
         call(np.random.default_rng(r))
         times.append(time.perf_counter() - start)
-    return {"median": float(np.median(times)), "min": min(times), "max": max(times),
-            "runs": times}
+    return {
+        "median": float(np.median(times)),
+        "min": min(times),
+        "max": max(times),
+        "runs": times,
+    }
 
 
 def main() -> dict:
-    results = {"machine": f"{platform.machine()} Python {platform.python_version()} "
-                          f"numpy {np.__version__}, {os.cpu_count()} cores",
-               "load_average_before": os.getloadavg(), "repeats": REPEATS, "queries": QUERIES,
-               "variant_queries": VARIANT_QUERIES, "epsilon": EPSILON, "runs": [], "one_off": []}
+    results = {
+        "machine": f"{platform.machine()} Python {platform.python_version()} "
+        f"numpy {np.__version__}, {os.cpu_count()} cores",
+        "load_average_before": os.getloadavg(),
+        "repeats": REPEATS,
+        "queries": QUERIES,
+        "variant_queries": VARIANT_QUERIES,
+        "epsilon": EPSILON,
+        "runs": [],
+        "one_off": [],
+    }
     for n in SIZES:
         for d in DIMENSIONS:
             rng = np.random.default_rng([n, d])
@@ -173,44 +203,92 @@ def main() -> dict:
             layout = heap_layout(tree)
             columns = time.perf_counter() - start
             tables, neighbours = one_off_tables(tree, layout)
-            results["one_off"].append({"N": n, "d": d, "tree_build_s": build,
-                                       "columns_s": columns, "neighbour_table_20_s": neighbours})
+            results["one_off"].append(
+                {
+                    "N": n,
+                    "d": d,
+                    "tree_build_s": build,
+                    "columns_s": columns,
+                    "neighbour_table_20_s": neighbours,
+                }
+            )
             for name, spec in VARIANTS.items():
                 batch = queries if name == "basic" else queries[:VARIANT_QUERIES]
                 for utility in ("cmp", "dis"):
                     sensitivity = SENSITIVITY if utility == "dis" else None
-                    dptt(tree, batch[:10], EPSILON, utility, sensitivity, rng=rng, **spec)  # tables
-                    ours = timed(lambda r: dptt(tree, batch if d > 1 else batch[:, 0], EPSILON,
-                                                utility, sensitivity, rng=r, **spec))
-                    kernel = timed(lambda r: yardstick(name, tree, layout, tables, batch,
-                                                       utility, r))
-                    row = {"N": n, "d": d, "utility": utility, "variant": name,
-                           "queries": len(batch), "dptt_s": ours, "yardstick_s": kernel,
-                           "fraction_of_kernel": kernel["median"] / ours["median"],
-                           "queries_per_s": len(batch) / ours["median"]}
+                    dptt(
+                        tree, batch[:10], EPSILON, utility, sensitivity, rng=rng, **spec
+                    )  # tables
+                    ours = timed(
+                        lambda r: dptt(
+                            tree,
+                            batch if d > 1 else batch[:, 0],
+                            EPSILON,
+                            utility,
+                            sensitivity,
+                            rng=r,
+                            **spec,
+                        )
+                    )
+                    kernel = timed(
+                        lambda r: yardstick(
+                            name, tree, layout, tables, batch, utility, r
+                        )
+                    )
+                    row = {
+                        "N": n,
+                        "d": d,
+                        "utility": utility,
+                        "variant": name,
+                        "queries": len(batch),
+                        "dptt_s": ours,
+                        "yardstick_s": kernel,
+                        "fraction_of_kernel": kernel["median"] / ours["median"],
+                        "queries_per_s": len(batch) / ours["median"],
+                    }
                     results["runs"].append(row)
-                    print(f"N={n:>7} d={d} {utility} {name:6s} dptt {ours['median']:.4f} s "
-                          f"[{ours['min']:.4f}, {ours['max']:.4f}]  yardstick "
-                          f"{kernel['median']:.4f} s  fraction {row['fraction_of_kernel']:.2f}",
-                          flush=True)
+                    fraction = row["fraction_of_kernel"]
+                    print(
+                        f"N={n:>7} d={d} {utility} {name:6s} dptt {ours['median']:.4f} s "
+                        f"[{ours['min']:.4f}, {ours['max']:.4f}]  yardstick "
+                        f"{kernel['median']:.4f} s  fraction {fraction:.2f}",
+                        flush=True,
+                    )
     results["growth_1e3_to_1e6"] = growth(results["runs"])
     results["previous_implementation_1e6_2d"] = previous(results["runs"])
     results["load_average_after"] = os.getloadavg()
     (RESULTS_DIR / "dptt.json").write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps({k: results[k] for k in ("growth_1e3_to_1e6", "load_average_before",
-                                              "load_average_after")}, indent=1))
+    print(
+        json.dumps(
+            {
+                k: results[k]
+                for k in (
+                    "growth_1e3_to_1e6",
+                    "load_average_before",
+                    "load_average_after",
+                )
+            },
+            indent=1,
+        )
+    )
     return results
 
 
 def growth(runs):
-    """Median time at N = 1e6 over N = 1e3, per variant, utility and dimension (same queries)."""
-    table = {(r["variant"], r["utility"], r["d"], r["N"]): r["dptt_s"]["median"] for r in runs}
-    return {f"{v} {u} {d}-D": table[(v, u, d, SIZES[-1])] / table[(v, u, d, SIZES[0])]
-            for (v, u, d, n) in table if n == SIZES[0]}
+    """Median time at N = 1e6 over N = 1e3 per variant, utility and dimension."""
+    table = {
+        (r["variant"], r["utility"], r["d"], r["N"]): r["dptt_s"]["median"]
+        for r in runs
+    }
+    return {
+        f"{v} {u} {d}-D": table[(v, u, d, SIZES[-1])] / table[(v, u, d, SIZES[0])]
+        for (v, u, d, n) in table
+        if n == SIZES[0]
+    }
 
 
 def previous(runs):
-    """The first vectorised implementation at N = 1e6 in 2-D, one run each, for comparison."""
+    """The first vectorised implementation at N = 1e6 in 2-D, one run each."""
     rng = np.random.default_rng([SIZES[-1], 2])
     points = rng.uniform(0, 1e9, size=(SIZES[-1], 2))
     queries = rng.uniform(0, 1e9, size=(QUERIES, 2))
@@ -220,13 +298,26 @@ def previous(runs):
         batch = queries if name == "basic" else queries[:VARIANT_QUERIES]
         sensitivity = SENSITIVITY if utility == "dis" else None
         start = time.perf_counter()
-        _dptt_previous(tree, batch, EPSILON, utility, sensitivity, rng=np.random.default_rng(0),
-                       **VARIANTS[name])
+        _dptt_previous(
+            tree,
+            batch,
+            EPSILON,
+            utility,
+            sensitivity,
+            rng=np.random.default_rng(0),
+            **VARIANTS[name],
+        )
         seconds = time.perf_counter() - start
-        now = next(r for r in runs if (r["variant"], r["utility"], r["d"], r["N"])
-                   == (name, utility, 2, SIZES[-1]))
-        out[f"{name} {utility}"] = {"previous_s": seconds,
-                                    "speedup": seconds / now["dptt_s"]["median"]}
+        now = next(
+            r
+            for r in runs
+            if (r["variant"], r["utility"], r["d"], r["N"])
+            == (name, utility, 2, SIZES[-1])
+        )
+        out[f"{name} {utility}"] = {
+            "previous_s": seconds,
+            "speedup": seconds / now["dptt_s"]["median"],
+        }
     return out
 
 

@@ -13,8 +13,24 @@ Every public name is importable from ``dpnn.traversal``.
 
 from dpnn.traversal.reference import dptt_reference
 from dpnn.traversal.schedules import SCHEDULES, epsilon_schedule
-from dpnn.traversal.variants import UTILITIES, VARIANTS, dptt_ledger, em_calls_formula, parse_variant
+from dpnn.traversal.variants import (
+    UTILITIES,
+    VARIANTS,
+    dptt_ledger,
+    em_calls_formula,
+    parse_variant,
+)
 from dpnn.traversal.walk import DPTTResult, dptt
 
-__all__ = ["DPTTResult", "dptt", "dptt_ledger", "dptt_reference", "em_calls_formula",
-           "parse_variant", "VARIANTS", "UTILITIES", "SCHEDULES", "epsilon_schedule"]
+__all__ = [
+    "DPTTResult",
+    "dptt",
+    "dptt_ledger",
+    "dptt_reference",
+    "em_calls_formula",
+    "parse_variant",
+    "VARIANTS",
+    "UTILITIES",
+    "SCHEDULES",
+    "epsilon_schedule",
+]

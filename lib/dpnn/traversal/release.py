@@ -21,8 +21,16 @@ from dpnn.trees import KDTree
 __all__ = ["release"]
 
 
-def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
-            width: int, stop_height: int) -> tuple[np.ndarray, np.ndarray]:
+def release(
+    tree: KDTree,
+    owner,
+    node,
+    slot,
+    n_queries: int,
+    neighborhood: int,
+    width: int,
+    stop_height: int,
+) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, offsets)``: query i receives ``indices[offsets[i]:offsets[i + 1]]``.
 
     Thread t of query ``owner[t]`` ended at ``node[t]``. ``slot`` is None when thread
@@ -38,18 +46,25 @@ def release(tree: KDTree, owner, node, slot, n_queries: int, neighborhood: int,
             if not neighborhood:
                 return leaf, np.arange(n_queries + 1)
             table = leaf_neighbours(tree, neighborhood, leaf)
-            return table[leaf].ravel().astype(np.intp), np.arange(n_queries + 1) * neighborhood
+            return (
+                table[leaf].ravel().astype(np.intp),
+                np.arange(n_queries + 1) * neighborhood,
+            )
         lo, hi = tree.lo[by_query], tree.hi[by_query]
         if not neighborhood:
             rows, row_of_node = stop_blocks(tree, stop_height)
             rows = np.take(rows, row_of_node[by_query], axis=0)
             sizes = hi - lo
             offsets = np.concatenate([[0], np.cumsum(sizes)])
-            return (rows.ravel() if sizes.min() == rows.shape[1] else rows[rows >= 0]), offsets
+            return (
+                rows.ravel() if sizes.min() == rows.shape[1] else rows[rows >= 0]
+            ), offsets
         width = int(np.max(hi - lo))
         positions = lo[:, None] + np.arange(width)
         inside = positions < hi[:, None]
-        found = np.where(inside, tree.order[np.where(inside, positions, 0)], len(tree.points))
+        found = np.where(
+            inside, tree.order[np.where(inside, positions, 0)], len(tree.points)
+        )
         found = found.astype(index_type(tree))
     else:
         found = np.full((n_queries, width), len(tree.points), dtype=index_type(tree))
@@ -65,7 +80,9 @@ def _rows(tree, found, neighborhood):
     padding = len(tree.points)
     if neighborhood:
         table = leaf_neighbours(tree, neighborhood, found[found < padding])
-        found = np.take(table, found, axis=0).reshape(len(found), -1)  # padding row: padding
+        found = np.take(table, found, axis=0).reshape(
+            len(found), -1
+        )  # padding row: padding
     found.sort(axis=1)
     keep = found < padding
     if neighborhood:  # neighbourhoods of one query's points may overlap

@@ -24,53 +24,73 @@ import numpy as np
 
 from dpnn.trees import KDTree
 
-__all__ = ["NodeColumns", "node_columns", "stop_blocks", "leaf_neighbours", "index_type"]
+__all__ = [
+    "NodeColumns",
+    "node_columns",
+    "stop_blocks",
+    "leaf_neighbours",
+    "index_type",
+]
 
 
 def index_type(tree: KDTree):
-    """The narrowest integer type for the tree's point indices and one more (padding)."""
+    """The narrowest integer type for the point indices and one more (padding)."""
     return np.int32 if len(tree.points) < np.iinfo(np.int32).max else np.intp
 
 
 @dataclass(frozen=True)
 class NodeColumns:
-    """Flat per-node columns of a leaf-only tree for the descent (see the module docstring)."""
+    """Flat per-node columns of a leaf-only tree for the descent (see the module)."""
 
     split: np.ndarray  # the node's split value on its axis
     coordinates: tuple  # one column per axis: the coordinates of the node's own point
     first: np.ndarray  # the first point of the node's block, order[lo]: a leaf's point
-    axis_of_depth: np.ndarray | None  # the axis every node at a depth splits on, if one per depth
-    heap_depth: int  # above this depth every node is inner and node i's left child is 2i + 1
+    axis_of_depth: (
+        np.ndarray | None
+    )  # the axis every node at a depth splits on, if one per depth
+    heap_depth: (
+        int  # above this depth every node is inner and node i's left child is 2i + 1
+    )
 
 
 def node_columns(tree: KDTree) -> NodeColumns:
     """The descent's columns of ``tree``, built once per tree."""
     if "columns" not in tree.cache:
         inner = tree.left >= 0
-        if np.any(tree.right[inner] != tree.left[inner] + 1) or np.any(tree.right[~inner] >= 0):
-            raise ValueError("tree must store siblings side by side (right == left + 1), "
-                             "as dpnn.trees.build_tree does")
+        if np.any(tree.right[inner] != tree.left[inner] + 1) or np.any(
+            tree.right[~inner] >= 0
+        ):
+            raise ValueError(
+                "tree must store siblings side by side (right == left + 1), "
+                "as dpnn.trees.build_tree does"
+            )
         own = tree.points[tree.point]
         depths, first_at_depth = np.unique(tree.depth, return_index=True)
         axis_of_depth = np.zeros(int(depths.max()) + 1, dtype=np.intp)
         axis_of_depth[depths] = tree.axis[first_at_depth]
         uniform = np.array_equal(tree.axis, axis_of_depth[tree.depth])
         heap_depth = int(tree.depth[tree.left < 0].min())  # the top levels are full
-        while heap_depth and not np.array_equal(tree.left[: 2**heap_depth - 1],
-                                                2 * np.arange(2**heap_depth - 1) + 1):
+        while heap_depth and not np.array_equal(
+            tree.left[: 2**heap_depth - 1], 2 * np.arange(2**heap_depth - 1) + 1
+        ):
             heap_depth -= 1
         tree.cache["columns"] = NodeColumns(
             split=np.ascontiguousarray(tree.split, dtype=float),
-            coordinates=tuple(np.ascontiguousarray(own[:, a]) for a in range(tree.dimension)),
-            first=tree.order[tree.lo], axis_of_depth=axis_of_depth if uniform else None,
-            heap_depth=heap_depth)
+            coordinates=tuple(
+                np.ascontiguousarray(own[:, a]) for a in range(tree.dimension)
+            ),
+            first=tree.order[tree.lo],
+            axis_of_depth=axis_of_depth if uniform else None,
+            heap_depth=heap_depth,
+        )
     return tree.cache["columns"]
 
 
 def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int]:
-    """Each node's left child, or -1 where a traversal stops (height <= ``stop_height``).
+    """``(child_of, earliest)``: each node's left child, or -1 where a traversal stops.
 
-    Also the least depth of a node where a traversal stops: no thread stops above it.
+    A traversal stops at height <= ``stop_height``; ``earliest`` is the least depth of
+    such a node, so no thread stops above it.
     """
     key = ("left_until", int(stop_height))
     if key not in tree.cache:
@@ -91,8 +111,11 @@ def stop_blocks(tree: KDTree, stop_height: int) -> tuple[np.ndarray, np.ndarray]
     if key not in tree.cache:
         inner = np.flatnonzero(tree.height > stop_height)
         children = np.concatenate([tree.left[inner], tree.right[inner]])
-        cut = np.sort(children[tree.height[children] <= stop_height]) if inner.size \
+        cut = (
+            np.sort(children[tree.height[children] <= stop_height])
+            if inner.size
             else np.array([0])
+        )
         lo, hi = tree.lo[cut], tree.hi[cut]
         positions = lo[:, None] + np.arange(int(np.max(hi - lo)))
         inside = positions < hi[:, None]
@@ -130,12 +153,16 @@ def leaf_neighbours(tree: KDTree, neighborhood: int, points: np.ndarray) -> np.n
         if "index" not in tree.cache:
             tree.cache["index"] = cKDTree(tree.points)
         missing = np.unique(missing)
-        if len(missing) > n // 4:  # most rows will be needed: look every row up in one batch
+        if (
+            len(missing) > n // 4
+        ):  # most rows will be needed: look every row up in one batch
             missing = np.flatnonzero(~filled)
-        _, near = tree.cache["index"].query(tree.points[missing], k=neighborhood, workers=-1)
+        _, near = tree.cache["index"].query(
+            tree.points[missing], k=neighborhood, workers=-1
+        )
         near = np.asarray(near).reshape(len(missing), neighborhood)
         others = near != missing[:, None]
-        # Keep the first neighborhood - 1 entries other than the point itself, in distance order.
+        # The first neighborhood - 1 entries other than the point itself, by distance.
         keep = others & (np.cumsum(others, axis=1) < neighborhood)
         rest = near[keep].reshape(len(missing), neighborhood - 1)
         table[missing] = np.sort(np.column_stack([missing, rest]), axis=1)

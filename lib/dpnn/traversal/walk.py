@@ -36,7 +36,6 @@ the first vectorised version (:func:`dpnn.traversal.reference._dptt_previous`), 
 both give the same output, bit for bit, for the same seed.
 """
 
-
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -49,7 +48,13 @@ from dpnn.accounting import Accountant
 from dpnn.mechanisms import _binary_turns
 from dpnn.traversal.release import release
 from dpnn.traversal.tables import left_until, node_columns
-from dpnn.traversal.variants import _check, _check_scale, _schedule, dptt_ledger, em_calls_formula
+from dpnn.traversal.variants import (
+    _check,
+    _check_scale,
+    _schedule,
+    dptt_ledger,
+    em_calls_formula,
+)
 from dpnn.trees import KDTree
 
 __all__ = ["DPTTResult", "dptt"]
@@ -66,8 +71,11 @@ class DPTTResult:
     offsets: np.ndarray
     em_calls: np.ndarray  # exponential-mechanism calls made for each query
     sent: np.ndarray  # node values the server sent to the client for each query
-    epsilons: np.ndarray  # worst-case per-step budgets any query may spend, one entry per call
-    accountant: Accountant  # charged with those steps; compose with accountant.epsilon(delta, method)
+    epsilons: (
+        np.ndarray
+    )  # worst-case per-step budgets any query may spend, one entry per call
+    # charged with those steps; compose with accountant.epsilon(delta, method)
+    accountant: Accountant
 
     @property
     def released(self) -> list:
@@ -79,8 +87,18 @@ class DPTTResult:
         return np.diff(self.offsets)
 
 
-def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant: str = "basic",
-         splits: int = 0, neighborhood: int = 0, *, rng) -> DPTTResult:
+def dptt(
+    tree: KDTree,
+    queries,
+    epsilon,
+    utility: str,
+    sensitivity=None,
+    variant: str = "basic",
+    splits: int = 0,
+    neighborhood: int = 0,
+    *,
+    rng,
+) -> DPTTResult:
     """Run DP-TT for every query in ``queries`` (shape (n,) on a 1-D tree, or (n, d)).
 
     ``epsilon`` is the per-step budget each exponential-mechanism call
@@ -90,20 +108,29 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
     per CMP step (its exact loss), ``"exponential"`` at ``epsilon`` per DIS
     step (with respect to queries within ``sensitivity`` of each other).
     """
-    q, sensitivity = _check(tree, queries, utility, sensitivity, variant, splits, neighborhood)
+    q, sensitivity = _check(
+        tree, queries, utility, sensitivity, variant, splits, neighborhood
+    )
     schedule = _schedule(tree, epsilon)
     _check_scale(schedule, sensitivity)
     rng = generator(rng, "rng")
     n = len(q)
-    owner, node, slot, starts = _descend(tree, q, schedule, sensitivity, utility, variant,
-                                         splits, rng)
+    owner, node, slot, starts = _descend(
+        tree, q, schedule, sensitivity, utility, variant, splits, rng
+    )
     depth = tree.depth[node]
-    calls = depth - slot if variant == "greedy" else depth  # GS's slot: the depth it started at
+    calls = (
+        depth - slot if variant == "greedy" else depth
+    )  # GS's slot: the depth it started at
     if variant == "parallel":
-        calls = np.maximum(depth - splits, 0)  # threads that reached a leaf while splitting: 0
+        calls = np.maximum(
+            depth - splits, 0
+        )  # threads that reached a leaf while splitting: 0
     stop_height = splits if variant == "early" else 0
     width = {"parallel": 2**splits, "greedy": tree.tree_height + 1}.get(variant, 1)
-    indices, offsets = release(tree, owner, node, slot, n, neighborhood, width, stop_height)
+    indices, offsets = release(
+        tree, owner, node, slot, n, neighborhood, width, stop_height
+    )
     if slot is None:  # thread i is query i
         em_calls = calls.astype(np.int64)
         threads = leaf_threads = np.ones(n, dtype=np.int64)
@@ -113,15 +140,23 @@ def dptt(tree: KDTree, queries, epsilon, utility: str, sensitivity=None, variant
         em_calls = np.bincount(owner, weights=calls, minlength=n).astype(np.int64)
         threads = leaf_threads = np.bincount(owner, minlength=n)
     spawned = threads - 1 if variant == "greedy" else np.zeros(n, dtype=np.int64)
-    sent = starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
+    sent = (
+        starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
+    )
     per_level = em_calls_formula(variant, tree.tree_height, splits)
     epsilons = np.repeat(schedule[: tree.tree_height], per_level)
-    return DPTTResult(indices, offsets, em_calls, sent, epsilons,
-                      dptt_ledger(schedule[: tree.tree_height], utility, variant, splits))
+    return DPTTResult(
+        indices,
+        offsets,
+        em_calls,
+        sent,
+        epsilons,
+        dptt_ledger(schedule[: tree.tree_height], utility, variant, splits),
+    )
 
 
 def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
-    """Walk every thread down one level per step; ``(owner, node, slot, starts)`` at the end.
+    """Walk all threads down one level per step; ``(owner, node, slot, starts)`` at the end.
 
     Thread t belongs to query ``owner[t]`` (None: thread i is query i) and ended at
     ``node[t]``; ``slot`` numbers the threads of one query (P; for GS the depth where
@@ -132,21 +167,34 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     """
     n = len(q)
     greedy = variant == "greedy"
-    owner, node, slot, starts = None, np.zeros(n, dtype=np.intp), None, np.ones(n, dtype=np.int64)
-    if variant == "parallel":  # data-independent splits, no exponential mechanism (Alg. 15)
+    owner, node, slot, starts = (
+        None,
+        np.zeros(n, dtype=np.intp),
+        None,
+        np.ones(n, dtype=np.int64),
+    )
+    if (
+        variant == "parallel"
+    ):  # data-independent splits, no exponential mechanism (Alg. 15)
         owner, node, slot = _split_top(tree, n, splits)
         starts = np.bincount(owner, minlength=n)
-    query = [np.ascontiguousarray(q[:, a] if owner is None else q[owner, a])
-             for a in range(q.shape[1])]
+    query = [
+        np.ascontiguousarray(q[:, a] if owner is None else q[owner, a])
+        for a in range(q.shape[1])
+    ]
     count = len(node)
     if greedy:  # room for the thread each splitting thread starts at every level
         owner, slot = np.arange(n), np.zeros(n, dtype=np.intp)
-        owner, node, slot, *query = (_room(array, n * (tree.tree_height + 1))
-                                     for array in (owner, node, slot, *query))
+        owner, node, slot, *query = (
+            _room(array, n * (tree.tree_height + 1))
+            for array in (owner, node, slot, *query)
+        )
     child_of, earliest = left_until(tree, splits if variant == "early" else 0)
-    # Above depth `earliest` no thread stops, and above `heap` node i's left child is 2i + 1.
+    # No thread stops above depth `earliest`; above `heap` node i's left child is 2i + 1.
     heap = min(earliest, node_columns(tree).heap_depth)
-    level = -1 if variant == "parallel" else 0  # the depth of the walking threads, if known
+    level = (
+        -1 if variant == "parallel" else 0
+    )  # the depth of the walking threads, if known
     while True:
         nodes = node[:count]
         live = None
@@ -163,14 +211,32 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             level = int(tree.depth[nodes[0 if live is None else live[0]]])
         scale = schedule[level] / (2 * sensitivity)
         if live is None:
-            go_right = _turns(tree, [c[:count] for c in query], nodes, child, level, scale,
-                              utility, rng)
+            go_right = _turns(
+                tree,
+                [c[:count] for c in query],
+                nodes,
+                child,
+                level,
+                scale,
+                utility,
+                rng,
+            )
             walking = slice(None)
         else:
             child, walking = child[live], live
-            go_right = _turns(tree, [c[:count][live] for c in query], nodes[live], child, level,
-                              scale, utility, rng)
-        if greedy:  # Alg. 17: the splitting threads (the first n) also walk the side not chosen
+            go_right = _turns(
+                tree,
+                [c[:count][live] for c in query],
+                nodes[live],
+                child,
+                level,
+                scale,
+                utility,
+                rng,
+            )
+        if (
+            greedy
+        ):  # Alg. 17: the splitting threads (the first n) also walk the side not chosen
             k = n if live is None else int(np.searchsorted(live, n))
             splitting = slice(0, k) if live is None else live[:k]
             new = slice(count, count + k)
@@ -182,8 +248,12 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
         if greedy:
             count += k
         level += 1
-    return (None if owner is None else owner[:count]), node[:count], \
-        (None if slot is None else slot[:count]), starts
+    return (
+        (None if owner is None else owner[:count]),
+        node[:count],
+        (None if slot is None else slot[:count]),
+        starts,
+    )
 
 
 def _room(array, capacity):
@@ -195,12 +265,18 @@ def _room(array, capacity):
 
 def _split_top(tree, n, splits):
     """P's threads after ``splits`` data-independent levels: (owner, node, slot)."""
-    owner, node, slot = np.arange(n), np.zeros(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
+    owner, node, slot = (
+        np.arange(n),
+        np.zeros(n, dtype=np.intp),
+        np.zeros(n, dtype=np.intp),
+    )
     for _ in range(splits):
         inner = tree.left[node] >= 0
         owner = np.concatenate([owner[~inner], owner[inner], owner[inner]])
         slot = np.concatenate([2 * slot[~inner], 2 * slot[inner], 2 * slot[inner] + 1])
-        node = np.concatenate([node[~inner], tree.left[node[inner]], tree.right[node[inner]]])
+        node = np.concatenate(
+            [node[~inner], tree.left[node[inner]], tree.right[node[inner]]]
+        )
     return owner, node, slot
 
 
@@ -228,7 +304,7 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng):
 
 
 def _squared_distance(values, coordinates, nodes):
-    """Squared distance from every thread's query to the point of ``nodes``, axis by axis."""
+    """Squared distance from each thread's query to the point of ``nodes``, axis by axis."""
     total = None
     for column, along in zip(values, coordinates):
         difference = np.subtract(column, along[nodes])
