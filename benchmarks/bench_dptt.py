@@ -249,7 +249,8 @@ def main() -> dict:
                     results["runs"].append(row)
                     fraction = row["fraction_of_kernel"]
                     print(
-                        f"N={n:>7} d={d} {utility} {name:6s} dptt {ours['median']:.4f} s "
+                        f"N={n:>7} d={d} {utility} {name:6s} "
+                        f"dptt {ours['median']:.4f} s "
                         f"[{ours['min']:.4f}, {ours['max']:.4f}]  yardstick "
                         f"{kernel['median']:.4f} s  fraction {fraction:.2f}",
                         flush=True,

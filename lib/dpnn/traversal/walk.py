@@ -156,7 +156,7 @@ def dptt(
 
 
 def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
-    """Walk all threads down one level per step; ``(owner, node, slot, starts)`` at the end.
+    """Walk all threads down a level per step; ``(owner, node, slot, starts)`` at the end.
 
     Thread t belongs to query ``owner[t]`` (None: thread i is query i) and ended at
     ``node[t]``; ``slot`` numbers the threads of one query (P; for GS the depth where
@@ -190,7 +190,7 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             for array in (owner, node, slot, *query)
         )
     child_of, earliest = left_until(tree, splits if variant == "early" else 0)
-    # No thread stops above depth `earliest`; above `heap` node i's left child is 2i + 1.
+    # No thread stops above depth `earliest`; above `heap`, i's left child is 2i + 1.
     heap = min(earliest, node_columns(tree).heap_depth)
     level = (
         -1 if variant == "parallel" else 0
@@ -304,7 +304,7 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng):
 
 
 def _squared_distance(values, coordinates, nodes):
-    """Squared distance from each thread's query to the point of ``nodes``, axis by axis."""
+    """Squared distance from each thread's query to the point of ``nodes``, by axis."""
     total = None
     for column, along in zip(values, coordinates):
         difference = np.subtract(column, along[nodes])
