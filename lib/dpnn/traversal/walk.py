@@ -156,7 +156,7 @@ def dptt(
 
 
 def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
-    """Walk all threads down a level per step; ``(owner, node, slot, starts)`` at the end.
+    """Walk all threads down one level per step; return ``(owner, node, slot, starts)``.
 
     Thread t belongs to query ``owner[t]`` (None: thread i is query i) and ended at
     ``node[t]``; ``slot`` numbers the threads of one query (P; for GS the depth where
