@@ -45,7 +45,6 @@ from scipy.special import expit
 
 from dpnn._validation import generator
 from dpnn.accounting import Accountant
-from dpnn.mechanisms import _binary_turns
 from dpnn.traversal.release import release
 from dpnn.traversal.tables import left_until, node_columns
 from dpnn.traversal.variants import (
@@ -221,9 +220,8 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
                 utility,
                 rng,
             )
-            walking = slice(None)
         else:
-            child, walking = child[live], live
+            child = child[live]
             go_right = _turns(
                 tree,
                 [c[:count][live] for c in query],
@@ -244,7 +242,10 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             owner[new], slot[new] = owner[splitting], level + 1
             for column in query:
                 column[new] = column[splitting]
-        nodes[walking] = child + go_right  # siblings side by side: right == left + 1
+        if live is None:  # siblings side by side: right == left + 1
+            np.add(child, go_right, out=nodes)
+        else:
+            nodes[live] = child + go_right
         if greedy:
             count += k
         level += 1
@@ -300,7 +301,9 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng):
     to_left = _squared_distance(values, columns.coordinates, child)
     to_right = _squared_distance(values, columns.coordinates, child + 1)
     gap = np.sqrt(to_left, out=to_left) - np.sqrt(to_right, out=to_right)
-    return _binary_turns(0.0, gap, scale, rng)
+    with np.errstate(over="ignore"):  # as mechanisms.exponential_binary(0, gap, ...)
+        probability_right = expit(scale * gap)
+    return rng.random(len(gap)) < probability_right
 
 
 def _squared_distance(values, coordinates, nodes):
