@@ -86,16 +86,22 @@ def node_columns(tree: KDTree) -> NodeColumns:
     return tree.cache["columns"]
 
 
-def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int]:
-    """``(child_of, earliest)``: each node's left child, or -1 where a traversal stops.
+def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int, int]:
+    """``(child_of, earliest, latest)``: each node's left child, or -1 where one stops.
 
-    A traversal stops at height <= ``stop_height``; ``earliest`` is the least depth of
-    such a node, so no thread stops above it.
+    A traversal stops at the first node of height <= ``stop_height``. ``earliest`` and
+    ``latest`` are the least and the greatest depth of such a node: no thread stops
+    above ``earliest``, and at ``latest`` every thread has stopped.
     """
     key = ("left_until", int(stop_height))
     if key not in tree.cache:
         child_of = np.where(tree.height > stop_height, tree.left, -1)
-        tree.cache[key] = child_of, int(tree.depth[child_of < 0].min())
+        walks = np.flatnonzero(child_of >= 0)
+        stops = np.concatenate([tree.left[walks], tree.right[walks]]) if walks.size \
+            else np.array([0])
+        stops = stops[child_of[stops] < 0]
+        tree.cache[key] = (child_of, int(tree.depth[stops].min()),
+                           int(tree.depth[stops].max()))
     return tree.cache[key]
 
 

@@ -188,73 +188,44 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             _room(array, n * (tree.tree_height + 1))
             for array in (owner, node, slot, *query)
         )
-    child_of, earliest = left_until(tree, splits if variant == "early" else 0)
+    child_of, earliest, latest = left_until(tree, splits if variant == "early" else 0)
     # No thread stops above depth `earliest`; above `heap`, i's left child is 2i + 1.
     heap = min(earliest, node_columns(tree).heap_depth)
-    level = (
-        -1 if variant == "parallel" else 0
-    )  # the depth of the walking threads, if known
-    while True:
+    level = -1 if variant == "parallel" else 0  # the depth of the walking threads
+    while level < latest:  # at depth `latest` every thread has stopped
         nodes = node[:count]
-        live = None
+        stopped = None  # where some threads have stopped, a mask of them
         if 0 <= level < heap:
             child = np.multiply(nodes, 2)
             child += 1
         else:
             child = child_of[nodes]
-            done = child < 0
-            if done.all():
+            stopped = child < 0
+            if stopped.all():
                 break
-            if done.any():
-                live = np.flatnonzero(~done)
-            level = int(tree.depth[nodes[0 if live is None else live[0]]])
+            first = int(np.argmin(stopped))  # the first thread still walking
+            stopped = stopped if stopped.any() else None
+            level = int(tree.depth[nodes[first]])
         scale = schedule[level] / (2 * sensitivity)
-        if live is None:
-            go_right = _turns(
-                tree,
-                [c[:count] for c in query],
-                nodes,
-                child,
-                level,
-                scale,
-                utility,
-                rng,
-            )
-        else:
-            child = child[live]
-            go_right = _turns(
-                tree,
-                [c[:count][live] for c in query],
-                nodes[live],
-                child,
-                level,
-                scale,
-                utility,
-                rng,
-            )
-        if (
-            greedy
-        ):  # Alg. 17: the splitting threads (the first n) also walk the side not chosen
-            k = n if live is None else int(np.searchsorted(live, n))
-            splitting = slice(0, k) if live is None else live[:k]
+        values = [column[:count] for column in query]
+        go_right = _turns(tree, values, nodes, child, level, scale, utility, rng, stopped)
+        if greedy:  # Alg. 17: the splitting threads (the first n) also walk the other side
+            other = child[:n] + ~go_right[:n]
+            splitting = slice(0, n) if stopped is None else np.flatnonzero(~stopped[:n])
+            k = len(other) if stopped is None else len(splitting)
             new = slice(count, count + k)
-            node[new] = child[:k] + ~go_right[:k]
+            node[new] = other if stopped is None else other[splitting]
             owner[new], slot[new] = owner[splitting], level + 1
             for column in query:
                 column[new] = column[splitting]
-        if live is None:  # siblings side by side: right == left + 1
+            count += k
+        if stopped is None:  # siblings side by side: right == left + 1
             np.add(child, go_right, out=nodes)
         else:
-            nodes[live] = child + go_right
-        if greedy:
-            count += k
+            np.copyto(nodes, child + go_right, where=~stopped)
         level += 1
-    return (
-        (None if owner is None else owner[:count]),
-        node[:count],
-        (None if slot is None else slot[:count]),
-        starts,
-    )
+    owner = None if owner is None else owner[:count]
+    return owner, node[:count], (None if slot is None else slot[:count]), starts
 
 
 def _room(array, capacity):
@@ -281,29 +252,41 @@ def _split_top(tree, n, splits):
     return owner, node, slot
 
 
-def _turns(tree, values, nodes, child, level, scale, utility, rng):
+def _turns(tree, values, nodes, child, level, scale, utility, rng, stopped=None):
     """One exponential-mechanism turn per thread (Alg. 12): True for the right child.
 
     ``values`` holds the threads' query coordinates, one column per axis; ``child`` is
     each node's left child. CMP (Alg. 14): randomized response on "the query is not
     left of the split", kept with probability ``expit(scale)``. DIS (Alg. 13): the
     right child with probability ``expit(scale (u_R - u_L))``, ``u_R - u_L`` = the
-    distance to the left child minus the distance to the right one.
+    distance to the left child minus the distance to the right one. Threads in the
+    mask ``stopped`` draw nothing and their turns mean nothing.
     """
     columns = node_columns(tree)
+    uniform = _uniforms(rng, len(nodes), stopped)
     if utility == "cmp":
         if columns.axis_of_depth is None:  # a tree whose axes do not cycle by depth
             here = np.column_stack(values)[np.arange(len(nodes)), tree.axis[nodes]]
         else:
             here = values[columns.axis_of_depth[level]]
-        keep = rng.random(len(nodes)) < expit(scale)
+        keep = uniform < expit(scale)
         return np.bitwise_xor(np.less(here, columns.split[nodes]), keep, out=keep)
     to_left = _squared_distance(values, columns.coordinates, child)
     to_right = _squared_distance(values, columns.coordinates, child + 1)
     gap = np.sqrt(to_left, out=to_left) - np.sqrt(to_right, out=to_right)
     with np.errstate(over="ignore"):  # as mechanisms.exponential_binary(0, gap, ...)
         probability_right = expit(scale * gap)
-    return rng.random(len(gap)) < probability_right
+    return uniform < probability_right
+
+
+def _uniforms(rng, count, stopped):
+    """One uniform draw per thread not ``stopped``, in thread order (0 for the others)."""
+    if stopped is None:
+        return rng.random(count)
+    uniform = np.zeros(count)
+    walking = ~stopped
+    uniform[walking] = rng.random(int(np.count_nonzero(walking)))
+    return uniform
 
 
 def _squared_distance(values, coordinates, nodes):
