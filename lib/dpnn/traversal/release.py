@@ -57,7 +57,7 @@ def release(
             sizes = hi - lo
             offsets = np.concatenate([[0], np.cumsum(sizes)])
             return (
-                rows.ravel() if sizes.min() == rows.shape[1] else rows[rows >= 0]
+                rows.ravel() if sizes.min() == rows.shape[1] else _compact(rows, rows >= 0)
             ), offsets
         width = int(np.max(hi - lo))
         positions = lo[:, None] + np.arange(width)
@@ -88,4 +88,9 @@ def _rows(tree, found, neighborhood):
     if neighborhood:  # neighbourhoods of one query's points may overlap
         keep[:, 1:] &= found[:, 1:] != found[:, :-1]
     counts = np.count_nonzero(keep, axis=1)
-    return found[keep].astype(np.intp), np.concatenate([[0], np.cumsum(counts)])
+    return _compact(found, keep).astype(np.intp), np.concatenate([[0], np.cumsum(counts)])
+
+
+def _compact(rows, keep):
+    """``rows[keep]`` read row after row (flat arrays compact faster than 2-D ones)."""
+    return rows.ravel()[keep.ravel()]
