@@ -118,13 +118,9 @@ def dptt(
         tree, q, schedule, sensitivity, utility, variant, splits, rng
     )
     depth = tree.depth[node]
-    calls = (
-        depth - slot if variant == "greedy" else depth
-    )  # GS's slot: the depth it started at
-    if variant == "parallel":
-        calls = np.maximum(
-            depth - splits, 0
-        )  # threads that reached a leaf while splitting: 0
+    calls = depth - slot if variant == "greedy" else depth  # GS: slot = start depth
+    if variant == "parallel":  # a thread that reached a leaf while splitting made none
+        calls = np.maximum(depth - splits, 0)
     stop_height = splits if variant == "early" else 0
     width = {"parallel": 2**splits, "greedy": tree.tree_height + 1}.get(variant, 1)
     indices, offsets = release(
@@ -144,14 +140,8 @@ def dptt(
     )
     per_level = em_calls_formula(variant, tree.tree_height, splits)
     epsilons = np.repeat(schedule[: tree.tree_height], per_level)
-    return DPTTResult(
-        indices,
-        offsets,
-        em_calls,
-        sent,
-        epsilons,
-        dptt_ledger(schedule[: tree.tree_height], utility, variant, splits),
-    )
+    ledger = dptt_ledger(schedule[: tree.tree_height], utility, variant, splits)
+    return DPTTResult(indices, offsets, em_calls, sent, epsilons, ledger)
 
 
 def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
@@ -166,16 +156,10 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     """
     n = len(q)
     greedy = variant == "greedy"
-    owner, node, slot, starts = (
-        None,
-        np.zeros(n, dtype=np.intp),
-        None,
-        np.ones(n, dtype=np.int64),
-    )
-    if (
-        variant == "parallel"
-    ):  # data-independent splits, no exponential mechanism (Alg. 15)
-        owner, node, slot = _split_top(tree, n, splits)
+    owner, node, slot = None, np.zeros(n, dtype=np.intp), None
+    starts = np.ones(n, dtype=np.int64)
+    if variant == "parallel":  # data-independent splits, no exponential mechanism
+        owner, node, slot = _split_top(tree, n, splits)  # (Alg. 15)
         starts = np.bincount(owner, minlength=n)
     query = [
         np.ascontiguousarray(q[:, a] if owner is None else q[owner, a])
