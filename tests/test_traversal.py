@@ -274,3 +274,37 @@ def test_dptt_ledger_is_the_accountant_dptt_returns():
         dptt_ledger([1.0], "euclid")
     with pytest.raises(ValueError, match="schedule"):
         dptt_ledger([1.0, 0.0], "cmp")
+
+
+def test_leaf_neighbour_table_rows_are_each_point_and_its_nearest_others_by_brute_force():
+    """Alg. 18's B-neighbourhoods, from a table filled in two batches, against brute force."""
+    from dpnn.traversal.tables import leaf_neighbours
+
+    rng = np.random.default_rng(12)
+    points = rng.normal(0, 1, (400, 2))  # distinct distances with probability 1
+    tree = build_tree(points)
+    for batch in (np.array([5, 5, 17]), np.arange(400)):  # a few rows, then all of them
+        table = leaf_neighbours(tree, 6, batch)
+    for p in range(400):
+        distance = np.linalg.norm(points - points[p], axis=1)
+        distance[p] = -1.0
+        np.testing.assert_array_equal(table[p], np.sort(np.argsort(distance)[:6]))
+    assert np.all(table[400] == 400)  # the padding row
+
+
+def test_stop_blocks_partition_the_points_into_the_sorted_blocks_where_e_stops():
+    from dpnn.traversal.tables import stop_blocks
+
+    rng = np.random.default_rng(4)
+    tree = build_tree(rng.uniform(0, 1, (1000, 2)))
+    for stop in (0, 3, 8, tree.tree_height):
+        rows, row_of_node = stop_blocks(tree, stop)
+        cut = np.flatnonzero(row_of_node >= 0)
+        for node in cut:  # E stops here: the first node on its path of height <= stop
+            parent = np.flatnonzero((tree.left == node) | (tree.right == node))
+            assert tree.height[node] <= stop and (node == 0 or tree.height[parent[0]] > stop)
+            row = rows[row_of_node[node]]
+            np.testing.assert_array_equal(row[row >= 0],
+                                          np.sort(tree.order[tree.lo[node]:tree.hi[node]]))
+        released = np.concatenate([row[row >= 0] for row in rows])
+        np.testing.assert_array_equal(np.sort(released), np.arange(1000))
