@@ -117,10 +117,12 @@ def dptt(
     owner, node, slot, starts = _descend(
         tree, q, schedule, sensitivity, utility, variant, splits, rng
     )
-    depth = tree.depth[node]
-    calls = depth - slot if variant == "greedy" else depth  # GS: slot = start depth
-    if variant == "parallel":  # a thread that reached a leaf while splitting made none
-        calls = np.maximum(depth - splits, 0)
+    if variant == "greedy":  # slot: the depth a thread started at
+        calls = tree.depth[node] - slot
+    elif variant == "parallel":  # a thread that reached a leaf while splitting made none
+        calls = np.maximum(tree.depth[node] - splits, 0)
+    else:  # slot: the depth where the query's thread stopped
+        calls, slot = slot, None
     stop_height = splits if variant == "early" else 0
     width = {"parallel": 2**splits, "greedy": tree.tree_height + 1}.get(variant, 1)
     indices, offsets = release(
@@ -135,9 +137,11 @@ def dptt(
         em_calls = np.bincount(owner, weights=calls, minlength=n).astype(np.int64)
         threads = leaf_threads = np.bincount(owner, minlength=n)
     spawned = threads - 1 if variant == "greedy" else np.zeros(n, dtype=np.int64)
-    sent = (
-        starts + 2 * em_calls - spawned + np.maximum(np.diff(offsets) - leaf_threads, 0)
-    )
+    if variant == "basic" and not neighborhood:  # one start, one leaf, one point
+        sent = 2 * em_calls + 1
+    else:
+        sent = starts + 2 * em_calls - spawned
+        sent += np.maximum(np.diff(offsets) - leaf_threads, 0)
     per_level = em_calls_formula(variant, tree.tree_height, splits)
     epsilons = np.repeat(schedule[: tree.tree_height], per_level)
     ledger = dptt_ledger(schedule[: tree.tree_height], utility, variant, splits)
@@ -176,6 +180,7 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     # No thread stops above depth `earliest`; above `heap`, i's left child is 2i + 1.
     heap = min(earliest, node_columns(tree).heap_depth)
     level = -1 if variant == "parallel" else 0  # the depth of the walking threads
+    reached = [] if slot is None else None  # (depth, threads stopped by then)
     while level < latest:  # at depth `latest` every thread has stopped
         nodes = node[:count]
         stopped = None  # where some threads have stopped, a mask of them
@@ -186,9 +191,13 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             child = child_of[nodes]
             stopped = child < 0
             if stopped.all():
+                if reached is not None:
+                    reached.append((level, stopped))
                 break
             first = int(np.argmin(stopped))  # the first thread still walking
             stopped = stopped if stopped.any() else None
+            if reached is not None and stopped is not None:
+                reached.append((level, stopped))
             level = int(tree.depth[nodes[first]])
         scale = schedule[level] / (2 * sensitivity)
         values = [column[:count] for column in query]
@@ -209,6 +218,10 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             np.copyto(nodes, child + go_right, where=~stopped)
         level += 1
     owner = None if owner is None else owner[:count]
+    if reached is not None:  # basic, E: the depth where each thread stopped
+        slot = np.full(n, level, dtype=np.int64)
+        for depth, stopped in reversed(reached):  # a thread stops at its least depth
+            slot[stopped] = depth
     return owner, node[:count], (None if slot is None else slot[:count]), starts
 
 
