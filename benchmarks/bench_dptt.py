@@ -15,7 +15,9 @@ neighbours from the neighbour table.
 1e3 .. 1e6 uniform points, each run ``REPEATS`` times (median, min and max). Basic
 answers ``QUERIES`` queries per run, the variants ``VARIANT_QUERIES``. Reported:
 each run's median time, its spread, and ``fraction_of_kernel`` = kernel's median /
-dptt's median (1 = the kernel's speed; for E8, GS and GS-N20 the kernel plus copy).
+dptt's median (1 = the kernel's speed; for E8, GS and GS-N20 the kernel plus copy),
+and ``fraction_per_round``, the same ratio taken per round: kernel and dptt run in
+turn, so each round sees one load of the machine.
 The one-off work per tree (building it, DP-TT's tables, the neighbour table) is
 timed once and reported apart. The machine's load average is recorded before and
 after, since other work on the machine slows every figure.
@@ -164,18 +166,29 @@ def one_off_tables(tree, layout):
     }, time.perf_counter() - start
 
 
-def timed(call, repeats=REPEATS):
-    times = []
+def timed(calls, repeats=REPEATS):
+    """Wall times of each of ``calls``, run in turn ``repeats`` times (seeds 0, 1, ...).
+
+    Taking turns exposes every call to the same load of a shared machine; the
+    ratio of two calls is best read per round (:func:`per_round`).
+    """
+    times = [[] for _ in calls]
     for r in range(repeats):
-        start = time.perf_counter()
-        call(np.random.default_rng(r))
-        times.append(time.perf_counter() - start)
-    return {
-        "median": float(np.median(times)),
-        "min": min(times),
-        "max": max(times),
-        "runs": times,
-    }
+        for call, spent in zip(calls, times):
+            start = time.perf_counter()
+            call(np.random.default_rng(r))
+            spent.append(time.perf_counter() - start)
+    return [
+        {"median": float(np.median(t)), "min": min(t), "max": max(t), "runs": t}
+        for t in times
+    ]
+
+
+def per_round(kernel, ours):
+    """Median over rounds of kernel time / dptt time, with its min and max."""
+    ratio = np.array(kernel["runs"]) / np.array(ours["runs"])
+    return {"median": float(np.median(ratio)), "min": float(ratio.min()),
+            "max": float(ratio.max())}
 
 
 def main() -> dict:
@@ -219,40 +232,29 @@ def main() -> dict:
                     dptt(
                         tree, batch[:10], EPSILON, utility, sensitivity, rng=rng, **spec
                     )  # tables
-                    ours = timed(
-                        lambda r: dptt(
-                            tree,
-                            batch if d > 1 else batch[:, 0],
-                            EPSILON,
-                            utility,
-                            sensitivity,
-                            rng=r,
-                            **spec,
-                        )
-                    )
-                    kernel = timed(
-                        lambda r: yardstick(
-                            name, tree, layout, tables, batch, utility, r
-                        )
-                    )
-                    row = {
-                        "N": n,
-                        "d": d,
-                        "utility": utility,
-                        "variant": name,
-                        "queries": len(batch),
-                        "dptt_s": ours,
-                        "yardstick_s": kernel,
-                        "fraction_of_kernel": kernel["median"] / ours["median"],
-                        "queries_per_s": len(batch) / ours["median"],
-                    }
+                    queries_in = batch if d > 1 else batch[:, 0]
+
+                    def ours_call(r):
+                        dptt(tree, queries_in, EPSILON, utility, sensitivity, rng=r,
+                             **spec)
+
+                    def kernel_call(r):
+                        yardstick(name, tree, layout, tables, batch, utility, r)
+
+                    kernel, ours = timed([kernel_call, ours_call])
+                    row = {"N": n, "d": d, "utility": utility, "variant": name,
+                           "queries": len(batch), "dptt_s": ours, "yardstick_s": kernel,
+                           "fraction_of_kernel": kernel["median"] / ours["median"],
+                           "fraction_per_round": per_round(kernel, ours),
+                           "queries_per_s": len(batch) / ours["median"]}
                     results["runs"].append(row)
                     fraction = row["fraction_of_kernel"]
                     print(
                         f"N={n:>7} d={d} {utility} {name:6s} "
                         f"dptt {ours['median']:.4f} s "
                         f"[{ours['min']:.4f}, {ours['max']:.4f}]  yardstick "
-                        f"{kernel['median']:.4f} s  fraction {fraction:.2f}",
+                        f"{kernel['median']:.4f} s  fraction {fraction:.2f} "
+                        f"(per round {row['fraction_per_round']['median']:.2f})",
                         flush=True,
                     )
     results["growth_1e3_to_1e6"] = growth(results["runs"])
