@@ -203,6 +203,7 @@ def main() -> dict:
         "runs": [],
         "one_off": [],
     }
+    kept = {}  # the smallest and largest trees, for the growth measured in turns
     for n in SIZES:
         for d in DIMENSIONS:
             rng = np.random.default_rng([n, d])
@@ -216,6 +217,8 @@ def main() -> dict:
             layout = heap_layout(tree)
             columns = time.perf_counter() - start
             tables, neighbours = one_off_tables(tree, layout)
+            if n in (SIZES[0], SIZES[-1]):
+                kept[(n, d)] = tree, queries
             results["one_off"].append(
                 {
                     "N": n,
@@ -258,6 +261,7 @@ def main() -> dict:
                         flush=True,
                     )
     results["growth_1e3_to_1e6"] = growth(results["runs"])
+    results["growth_in_turns"] = growth_in_turns(kept)
     results["previous_implementation_1e6_2d"] = previous(results["runs"])
     results["load_average_after"] = os.getloadavg()
     (RESULTS_DIR / "dptt.json").write_text(json.dumps(results, indent=2) + "\n")
@@ -288,6 +292,35 @@ def growth(runs):
         for (v, u, d, n) in table
         if n == SIZES[0]
     }
+
+
+def growth_in_turns(kept):
+    """Growth from the least N to the greatest, basic and GS-N20 timed in turn per round.
+
+    Each round times both variants on both trees one after the other, so the growth
+    of GS-N20 over basic's (``ratio``, median over rounds) sees one load per round.
+    """
+    out = {}
+    for d in DIMENSIONS:
+        for utility in ("cmp", "dis"):
+            sensitivity = SENSITIVITY if utility == "dis" else None
+            calls = []
+            for name in ("basic", "GS-N20"):
+                for n in (SIZES[0], SIZES[-1]):
+                    tree, queries = kept[(n, d)]
+                    batch = queries if name == "basic" else queries[:VARIANT_QUERIES]
+                    batch = batch if d > 1 else batch[:, 0]
+                    calls.append(lambda r, t=tree, b=batch, s=VARIANTS[name]: dptt(
+                        t, b, EPSILON, utility, sensitivity, rng=r, **s))
+            times = [np.array(t["runs"]) for t in timed(calls)]
+            basic, gsn = times[1] / times[0], times[3] / times[2]
+            out[f"{utility} {d}-D"] = {
+                "basic": float(np.median(basic)), "GS-N20": float(np.median(gsn)),
+                "ratio": float(np.median(gsn / basic)),
+                "ratio_min": float(np.min(gsn / basic)),
+                "ratio_max": float(np.max(gsn / basic))}
+            print(f"growth in turns {utility} {d}-D: {out[f'{utility} {d}-D']}", flush=True)
+    return out
 
 
 def previous(runs):
