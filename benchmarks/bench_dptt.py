@@ -295,7 +295,7 @@ def growth(runs):
 
 
 def growth_in_turns(kept):
-    """Growth from the least N to the greatest, basic and GS-N20 timed in turn per round.
+    """Growth from the least N to the greatest, basic and GS-N20 in turn per round.
 
     Each round times both variants on both trees one after the other, so the growth
     of GS-N20 over basic's (``ratio``, median over rounds) sees one load per round.
@@ -319,7 +319,7 @@ def growth_in_turns(kept):
                 "ratio": float(np.median(gsn / basic)),
                 "ratio_min": float(np.min(gsn / basic)),
                 "ratio_max": float(np.max(gsn / basic))}
-            print(f"growth in turns {utility} {d}-D: {out[f'{utility} {d}-D']}", flush=True)
+            print(f"growth {utility} {d}-D: {out[f'{utility} {d}-D']}", flush=True)
     return out
 
 
