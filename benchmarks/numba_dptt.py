@@ -1,4 +1,4 @@
-"""Would a compiled DP-TT pay? numba against the numpy path; writes results/dptt_numba.json.
+"""Would a compiled DP-TT pay? numba against numpy; writes results/dptt_numba.json.
 
 numba is not a dependency of dpnn: run this in an environment that has it
 (``pip install numba`` next to this checkout). One numba loop per tree level does
@@ -77,15 +77,17 @@ def main():
             start = time.perf_counter()
             numba_basic(tree, q[:10], utility, rng)
             first = time.perf_counter() - start
-            ours = median_time(lambda r: dptt(tree, q, 1.0, utility, sensitivity, rng=r),
-                               repeats)
+            ours = median_time(
+                lambda r: dptt(tree, q, 1.0, utility, sensitivity, rng=r), repeats)
             compiled = median_time(lambda r: numba_basic(tree, q, utility, r), repeats)
+            seed = np.random.default_rng
             same = np.array_equal(
-                numba_basic(tree, q, utility, np.random.default_rng(9)),
-                dptt(tree, q, 1.0, utility, sensitivity, rng=np.random.default_rng(9)).indices)
+                numba_basic(tree, q, utility, seed(9)),
+                dptt(tree, q, 1.0, utility, sensitivity, rng=seed(9)).indices)
             key = f"{utility} N=2^{n.bit_length() - 1} {queries} queries"
-            out[key] = {"numpy_s": ours, "numba_s": compiled, "speedup": ours / compiled,
-                        "numba_first_call_s": first, "same_leaves": bool(same)}
+            out[key] = {"numpy_s": ours, "numba_s": compiled,
+                        "speedup": ours / compiled, "numba_first_call_s": first,
+                        "same_leaves": bool(same)}
             print(key, out[key], flush=True)
     out["load_average_after"] = os.getloadavg()
     (RESULTS_DIR / "dptt_numba.json").write_text(json.dumps(out, indent=2) + "\n")
