@@ -393,3 +393,35 @@ def test_dptt_refuses_a_tree_whose_siblings_are_apart():
     with pytest.raises(ValueError, match="siblings side by side"):
         dptt(dataclasses.replace(tree, right=right, cache={}), [1.0], 1.0, "cmp",
              rng=np.random.default_rng(0))
+
+
+def test_remembered_counts_are_right_when_threads_share_the_memo():
+    """A Dask worker runs cases in threads of one process: each call still gets its own counts."""
+    import sys
+    import threading
+
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(2)
+    points, labels = rng.random((300, 2)), rng.integers(0, 3, 300)
+    batches = [(rng.random((40, 2)), np.full(40, 0.1 + 0.05 * i)) for i in range(2)]
+    expected = [c.rn._counts.__wrapped__(points, labels, 3, q, r) for q, r in batches]
+    wrong = []
+
+    def worker(i):
+        for _ in range(300):
+            got = c.rn._counts(points, labels, 3, *batches[i])
+            if not np.array_equal(got, expected[i]):
+                wrong.append(i)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often: a race shows at once
+    try:
+        threads = [threading.Thread(target=worker, args=(i,)) for i in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong, f"{len(wrong)} calls got another batch's counts"
