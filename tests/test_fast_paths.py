@@ -372,7 +372,7 @@ def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
 
     rng = np.random.default_rng(8)
     tree = build_tree(rng.uniform(0, 1, (200, 2)))
-    tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes), cache={})
+    tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
     queries = rng.random((300, 2))
     for name in ("basic", "GS", "P2"):
         new = dptt(tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name))
@@ -382,16 +382,18 @@ def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
 
 
 def test_dptt_refuses_a_tree_whose_siblings_are_apart():
+    """Also after ``dataclasses.replace``: the new tree starts without the old one's tables."""
     import dataclasses
 
     from dpnn.traversal import dptt
     from dpnn.trees import build_tree
 
     tree = build_tree(np.arange(8.0))
+    dptt(tree, [1.0], 1.0, "cmp", rng=np.random.default_rng(0))  # its tables are cached
     right = tree.right.copy()
     right[0], right[1] = tree.right[1], tree.right[0]  # not left + 1 any more
     with pytest.raises(ValueError, match="siblings side by side"):
-        dptt(dataclasses.replace(tree, right=right, cache={}), [1.0], 1.0, "cmp",
+        dptt(dataclasses.replace(tree, right=right), [1.0], 1.0, "cmp",
              rng=np.random.default_rng(0))
 
 

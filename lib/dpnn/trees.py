@@ -49,7 +49,7 @@ class KDTree:
     leaf_only: bool
     #: Tables derived from the arrays above once and reused by every traversal of the tree
     #: (:mod:`dpnn.traversal.tables`); the arrays must therefore never change after the build.
-    cache: dict = field(default_factory=dict, compare=False, repr=False)
+    cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __getstate__(self) -> dict:
         """Pickled (e.g. for a worker process) without the derived tables: they are rebuilt there."""
