@@ -2,11 +2,12 @@
 
 import itertools
 import math
+import random as python_random
 
 import mpmath
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy.stats import binom
 
@@ -307,6 +308,8 @@ spends = st.lists(
 
 @settings(max_examples=40, deadline=None)
 @given(spends, st.randoms(use_true_random=False))
+@example([("exponential", 1.35e-160, 1)], python_random.Random(0))  # raised from scipy's bounds
+@example([("pure", 5e-324, 2), ("laplace", 1e-200, 1)], python_random.Random(1))
 def test_accountant_is_order_independent(items, random):
     shuffled = list(items)
     random.shuffle(shuffled)
@@ -410,3 +413,64 @@ def test_pld_of_exponential_and_gaussian_steps_together():
     assert combined <= ledger.epsilon(1e-6, "zcdp") + 1e-12
     pure_worst_case = acc.pld_epsilon([("pure", 0.5)] * 4 + [("gaussian", 2.0)], 1e-6)
     assert combined <= pure_worst_case + 1e-12
+
+
+# --- tiny budgets: an answer, never negative, never an underflow to a smaller charge ---------
+
+
+@pytest.mark.parametrize("rho, delta", [(1e-3, 0.9), (1e-13, 1e-6), (1e-320, 1e-6), (0.5, 0.5)])
+def test_dp_from_zcdp_is_never_negative_and_agrees_with_dp_accounting(rho, delta):
+    # dp_from_zcdp(1e-3, 0.9) was -2.30 and rho = 1e-320 raised scipy's "bounds must be finite".
+    # dp_accounting's RDP conversion (dense orders up to 1e12) clips at 0 the same way.
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    ours = acc.dp_from_zcdp(rho, delta)
+    assert ours >= 0.0
+    orders = 1 + np.geomspace(1e-4, 1e12, 20_000)
+    grid = rdp.compute_epsilon(orders, rho * orders, delta)[0]
+    assert ours <= grid + 1e-12
+    assert ours == pytest.approx(max(0.0, dp_from_zcdp_mpmath(rho, delta)),
+                                 rel=1e-6, abs=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [1e-6, 1e-150, 1e-154, 1.35e-160, 1e-200, 5e-324])
+def test_tiny_budgets_are_answered_by_every_method(epsilon):
+    # Old code: zcdp -8.8e-7 at 1e-6; scipy's bound error from 1e-154 down; at 1e-200 the
+    # advanced and br bounds underflowed to 0.
+    ledger = acc.Accountant().spend("exponential", epsilon)
+    for method in ("basic", "advanced", "br", "zcdp", "pld"):
+        value = ledger.epsilon(1e-6, method)
+        assert 0.0 <= value <= epsilon, method
+    # An epsilon-DP step is (0, delta)-DP once delta >= (e^eps - 1)/(e^eps + 1): zCDP's 0 is right.
+    assert math.tanh(epsilon / 2) <= 1e-6 and ledger.epsilon(1e-6, "zcdp") == 0.0
+    e, log_inv = mpmath.mpf(epsilon), mpmath.log(mpmath.mpf(10) ** 6)
+    advanced = mpmath.sqrt(2 * log_inv) * e + e * mpmath.expm1(e)
+    assert acc.Accountant().spend("pure", epsilon, 3).epsilon(1e-6, "advanced") == pytest.approx(
+        float(min(3 * e, mpmath.sqrt(2 * 3 * log_inv) * e + 3 * e * mpmath.expm1(e))), rel=1e-12)
+    assert float(advanced) > 0
+    assert acc.br_composition([epsilon] * 3, 1e-6) == pytest.approx(
+        br_mpmath([epsilon] * 3, 1e-6), rel=1e-12)
+
+
+def heterogeneous_advanced_mpmath(epsilons, delta):
+    """Thm 2.10 for unequal steps at 60 digits: sqrt(2 ln(1/d) sum e^2) + sum e (e^e - 1)."""
+    e = [mpmath.mpf(x) for x in epsilons]
+    first = mpmath.sqrt(2 * mpmath.log(1 / mpmath.mpf(delta)) * mpmath.fsum(x**2 for x in e))
+    return first, mpmath.fsum(x * mpmath.expm1(x) for x in e)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_advanced_for_unequal_steps_matches_a_60_digit_evaluation(seed):
+    # Many unequal steps, where Thm 2.10 is below the sum (so the min does not hide it) and both
+    # of its terms matter: a 20% under-charge of either term moves the answer by > 1e-3.
+    rng = np.random.default_rng(seed)
+    ledger, epsilons = acc.Accountant(), []
+    for kind in ("exponential", "laplace", "pure", "randomized_response"):
+        values = rng.uniform(0.02, 0.3, size=60)
+        for value in values:
+            ledger.spend(kind, float(value))
+        epsilons += list(values)
+    first, second = heterogeneous_advanced_mpmath(epsilons, 1e-6)
+    assert first + second < sum(epsilons)
+    assert 0.2 * second / (first + second) > 1e-3
+    assert ledger.epsilon(1e-6, "advanced") == pytest.approx(float(first + second), rel=1e-12)

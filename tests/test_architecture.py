@@ -21,14 +21,16 @@ PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "dpnn"
 #: The layers, lowest first. A module may import only from its own layer or below.
 LAYERS = [
     ("foundations", ["dpnn._validation", "dpnn.progress", "dpnn.cases"]),
-    ("primitives", ["dpnn.mechanisms", "dpnn.accounting", "dpnn.audit", "dpnn.metrics",
-                    "dpnn.data"]),
+    ("primitives", ["dpnn.mechanisms", "dpnn.accounting", "dpnn.accounting.*", "dpnn.audit",
+                    "dpnn.metrics", "dpnn.data"]),
     ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.traversal.*", "dpnn.baselines",
                            "dpnn.privbayes"]),
     ("sources' algorithms", ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*",
                              "dpnn.simrand.*"]),
+    ("adversaries", ["dpnn.adversary.*"]),
     ("studies", ["dpnn.*.studies", "dpnn.experiments", "dpnn.claims", "dpnn.claims.*"]),
-    ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand"]),
+    ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand",
+                         "dpnn.adversary"]),
     ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
     ("tools", ["dpnn.run", "dpnn.book", "dpnn.student", "dpnn"]),
 ]
@@ -147,5 +149,4 @@ def test_no_module_is_longer_than_about_400_lines():
 
 #: Modules allowed past 420 lines for now, each at its current length at most.
 LONG_MODULES = {
-    "dpnn.accounting": 600,
 }

@@ -121,3 +121,19 @@ def test_recall_panel_data_splits_series_errors_and_references():
     np.testing.assert_allclose(panels["α = π/2, k = 16"]["SimRand"], [0.6, 0.8])  # sorted by epsilon
     np.testing.assert_allclose(errors["α = π/2, k = 16"]["SimRand"], [1.96 * 0.01, 1.96 * 0.02])
     assert references["α = π/4, k = 16"] == {"SimHash, no noise": 0.9, "chance": 0.01}
+
+
+def test_adversary_helpers_draw_their_lines_without_changing_rcparams():
+    before = dict(matplotlib.rcParams)
+    fig = plots.inference_error_panel([2.0, 8.0], {"GEO": [0.25, 0.17]}, 0.27,
+                                      standard_errors={"GEO": [0.01, 0.01]})
+    assert len(fig.axes[0].lines) >= 2  # the mechanism and the prior-only line
+    plt.close(fig)
+    fig = plots.actual_against_accounted([0.01, 0.1], {"median": [0.5, 2.0]}, {"pld": 8.0},
+                                         marked={"corners": (1.0, 8.0)}, legend=None)
+    assert fig.axes[0].get_legend() is None and fig.axes[0].get_yscale() == "log"
+    plt.close(fig)
+    fig = plots.error_against_rmse({"GEO": [0.3, 0.1]}, {"GEO": [0.2, 0.05]}, 0.27)
+    assert list(fig.axes[0].lines[0].get_xdata()) == [0.1, 0.3]  # sorted by RMSE
+    plt.close(fig)
+    assert dict(matplotlib.rcParams) == before

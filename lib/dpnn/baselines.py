@@ -79,6 +79,13 @@ def check_domain(domain, dimension=None) -> np.ndarray:
                          f"got {np.asarray(domain).tolist()!r}")
     if dimension is not None and box.shape[0] != dimension:
         raise ValueError(f"domain must have one (low, high) row per dimension ({dimension}), got {box.shape[0]}")
+    with np.errstate(over="ignore", under="ignore"):
+        widths = box[:, 1] - box[:, 0]
+        volume = float(np.prod(widths))
+    if not (np.all(np.isfinite(widths)) and np.isfinite(volume) and volume > 0):
+        raise ValueError("domain must have finite side lengths high - low and a volume "
+                         "prod(high - low) in the float range (0, 1.8e308), got "
+                         f"{np.asarray(domain).tolist()!r}")
     return box
 
 
@@ -109,10 +116,20 @@ def _square(x, box, side):
 
 
 def _square_weights(epsilon, box, side):
-    """(p, q): output density inside and outside the square."""
+    """(p, q): output density inside and outside the square.
+
+    ``p = e^eps / (e^eps s^d + A - s^d)`` written as ``1 / (s^d + (A - s^d) e^-eps)``
+    and ``q = e^-eps p``: no e^eps overflows (eps = 710 gives p = 1 / s^d, q ~ 0).
+    """
     inner, area = side ** box.shape[0], float(np.prod(box[:, 1] - box[:, 0]))
-    q = 1.0 / (np.exp(epsilon) * inner + area - inner)
-    return np.exp(epsilon) * q, q
+    with np.errstate(over="ignore", invalid="ignore"):
+        q = 1.0 / (np.exp(epsilon) * inner + area - inner)
+        p = np.exp(epsilon) * q
+    if np.isfinite(p) and q > 0:  # the direct form, wherever it holds in floats
+        return p, q
+    shrink = np.exp(-epsilon)
+    p = 1.0 / (inner + (area - inner) * shrink)
+    return p, shrink * p
 
 
 def _check_side(side, box):
@@ -139,6 +156,10 @@ def square_mechanism_mse(points, epsilon, domain, side=None) -> np.ndarray:
     return (p - q) * _box_square_integral(low, high, x) + q * whole
 
 
+#: Largest dimension whose default square side is computed (24^d quadrature points).
+_MAX_SIDE_DIMENSION = 3
+
+
 def square_side(epsilon, domain) -> float:
     """The square's side minimising the mean squared displacement averaged over a uniform query.
 
@@ -152,6 +173,10 @@ def square_side(epsilon, domain) -> float:
 
     box = check_domain(domain)
     epsilon = positive_finite(epsilon, "epsilon")
+    if box.shape[0] > _MAX_SIDE_DIMENSION:
+        raise ValueError(f"domain must have at most {_MAX_SIDE_DIMENSION} dimensions "
+                         f"for the default side (its 24^d-point rule), "
+                         f"got {box.shape[0]}: pass side")
     nodes, weights = np.polynomial.legendre.leggauss(24)
     grids = [(lo + (hi - lo) * (nodes + 1) / 2, weights / 2) for lo, hi in box]
     mesh = np.stack(np.meshgrid(*[g for g, _ in grids], indexing="ij"), axis=-1).reshape(-1, len(box))
@@ -177,11 +202,15 @@ def square_mechanism(points, epsilon, domain, rng, side=None) -> np.ndarray:
     IEEE Xplore 9458926 as the follow-up uses it (``sample_sm``, called in
     ``src/run_mse.py``); the default side is :func:`square_side`.
 
-    Privacy (epsilon-LDP, hence epsilon-geo-indistinguishable per domain
-    diameter): S(x) has volume s^d for every x, so the normalising q is the
-    same for every input; for any x, x' and any output y the densities are
-    each p or q, so ``f(y | x) / f(y | x') in {e^-epsilon, 1, e^epsilon}``.
-    Integrating over any event S gives ``Pr[Y in S | x] <= e^epsilon Pr[Y in S | x']``.
+    Privacy (epsilon-LDP over the whole domain): S(x) has volume s^d for every
+    x, so the normalising q is the same for every input; for any x, x' and any
+    output y the densities are each p or q, so
+    ``f(y | x) / f(y | x') in {e^-epsilon, 1, e^epsilon}``. Integrating over any
+    event S gives ``Pr[Y in S | x] <= e^epsilon Pr[Y in S | x']``. This is not
+    geo-indistinguishability at any rate per unit of distance: two inputs however
+    close have squares that differ on a sliver, where the ratio is e^epsilon. The
+    implication runs the other way: (epsilon/D)-geo-indistinguishability on a
+    domain of diameter D gives epsilon-LDP.
 
     ``points`` of shape (n, d) (or (n,) with a 1-D domain), every point inside
     ``domain`` (shape (d, 2)). Returns the released points in the input's shape.
@@ -215,13 +244,18 @@ def _lsrr_constants(epsilon, levels, d):
     groups = np.arange(levels)
     sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
     cells = 2.0 ** ((levels - 1) * d)
-    c = np.exp(epsilon)
     t = groups / (levels - 1)  # 0 at x's own cell, 1 at the farthest group
-    # a_g = a_min (c (1 - t) + t): the linear staircase from e^eps a_min down to a_min, written without
-    # the difference of two numbers of size e^eps (that cancellation gave a_min <= 0 from epsilon ~ 40);
-    # normalised so that sum_g a_g |G_g| = 1
-    shape = c * (1 - t) + t
-    return shape / np.sum(shape * sizes), sizes
+    # a_g = a_min (e^eps (1 - t) + t): the linear staircase from e^eps a_min down to
+    # a_min, written without the difference of two numbers of size e^eps (that
+    # cancellation gave a_min <= 0 from epsilon ~ 40), divided by e^eps where e^eps
+    # times the cells overflows; normalised so that sum_g a_g |G_g| = 1
+    with np.errstate(over="ignore", invalid="ignore"):
+        shape = np.exp(epsilon) * (1 - t) + t
+        total = np.sum(shape * sizes)
+    if not np.isfinite(total):  # e^eps times the cells overflows: divide by e^eps first
+        shape = (1 - t) + t * np.exp(-epsilon)
+        total = np.sum(shape * sizes)
+    return shape / total, sizes
 
 
 def _lsrr_cells(x, box, levels):
@@ -229,8 +263,23 @@ def _lsrr_cells(x, box, levels):
     return np.minimum(((x - box[:, 0]) / (box[:, 1] - box[:, 0]) * per_side).astype(np.int64), per_side - 1)
 
 
-def _check_levels(levels):
-    return positive_int(levels, "levels", minimum=2)
+#: Most levels L-SRR takes: 2^(levels-1) cells per axis stay within a double's 2^52
+#: resolution of the domain (and cell indices within int64).
+_MAX_LEVELS = 53
+#: Most cells an exact table (lsrr_probabilities, lsrr_mse) enumerates.
+_MAX_TABLE_CELLS = 2**24
+
+
+def _check_levels(levels, d=None):
+    levels = positive_int(levels, "levels", minimum=2)
+    if levels > _MAX_LEVELS:
+        raise ValueError(f"levels must be an integer in [2, {_MAX_LEVELS}] "
+                         "(2^(levels-1) cells per axis, within the float resolution "
+                         f"of the domain), got {levels}")
+    if d is not None and 2.0 ** ((levels - 1) * d) > _MAX_TABLE_CELLS:
+        raise ValueError(f"levels must make at most 2^24 cells for an exact table, "
+                         f"2^((levels-1) d) with d = {d}; got levels = {levels}")
+    return levels
 
 
 def lsrr_probabilities(point, epsilon, domain, levels=4) -> np.ndarray:
@@ -241,8 +290,8 @@ def lsrr_probabilities(point, epsilon, domain, levels=4) -> np.ndarray:
     """
     x, box, _ = _domain_points(np.atleast_1d(np.asarray(point, dtype=float)).reshape(1, -1), domain)
     epsilon = positive_finite(epsilon, "epsilon")
-    levels = _check_levels(levels)
     d = box.shape[0]
+    levels = _check_levels(levels, d)
     a, _ = _lsrr_constants(epsilon, levels, d)
     own = _lsrr_cells(x, box, levels)[0]
     grid = np.stack(np.meshgrid(*[np.arange(2 ** (levels - 1))] * d, indexing="ij"), axis=-1)
@@ -298,7 +347,7 @@ def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
     """Exact mean squared displacement ``E ||L-SRR(x) - x||^2`` at each point (a sum over cells)."""
     x, box, _ = _domain_points(points, domain)
     d = box.shape[0]
-    per_side = 2 ** (_check_levels(levels) - 1)
+    per_side = 2 ** (_check_levels(levels, d) - 1)
     width = (box[:, 1] - box[:, 0]) / per_side
     grid = np.stack(np.meshgrid(*[np.arange(per_side)] * d, indexing="ij"), axis=-1).reshape(-1, d)
     low = box[:, 0] + grid * width

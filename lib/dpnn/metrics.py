@@ -148,11 +148,24 @@ def mean_squared_displacement(original, released) -> np.ndarray:
     return np.sum((y - x).reshape(len(x), -1) ** 2, axis=1)
 
 
+def _asinh_ratio(u):
+    """asinh(u) / u, with its limit 1 at u = 0 (exact for tiny u: asinh(u) = u)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(u == 0, 1.0, np.arcsinh(u) / np.where(u == 0, 1.0, u))
+
+
 def _corner_mean_distance(a, b):
-    """Mean distance from a corner of the rectangle [0, a] x [0, b] to a uniform point of it."""
+    """Mean distance from a corner of the rectangle [0, a] x [0, b] to a uniform point.
+
+    ``(r + a^2/(2b) ln((b + r)/a) + b^2/(2a) ln((a + r)/b)) / 3``, ``r = hypot(a, b)``,
+    its logarithms written as ``ln((b + r)/a) = asinh(b/a)``: ``a^2/(2b) asinh(b/a)`` is
+    ``(a/2) asinh(u)/u`` with u = b/a, which stays exact on a box as thin as 2 x 2e-16
+    (where ``ln(1 + 1e-16)`` rounds to 0).
+    """
     diagonal = np.hypot(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = diagonal + a**2 / (2 * b) * np.log((b + diagonal) / a) + b**2 / (2 * a) * np.log((a + diagonal) / b)
+        terms = (diagonal + a / 2 * _asinh_ratio(b / np.where(a == 0, 1.0, a))
+                 + b / 2 * _asinh_ratio(a / np.where(b == 0, 1.0, b)))
     # a degenerate side: the mean distance along a segment of length L from its end is L / 2
     terms = np.where(a == 0, 1.5 * b, np.where(b == 0, 1.5 * a, terms))
     return terms / 3

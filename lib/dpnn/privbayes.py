@@ -10,6 +10,13 @@ maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) impleme
   categorical attribute's values) from the data, which is not private. We pass the public
   feature box (``bounds``) and the label set ``0..n_labels-1`` as its domains, and declare every
   attribute's type, so nothing about the domain is read from the data.
+* **binary from the domain.** PrivBayes's Lemma 1 gives the mutual-information score a
+  smaller sensitivity when the child or its single parent is binary. DataSynthesizer
+  decides "binary" from the data (``unique().size <= 2``), so one record moving into a
+  third value changes the sensitivity, and the network's law can move far more than
+  e^epsilon between neighbours. During the call :func:`_public_sensitivity` replaces its
+  sensitivity with one that reads "binary" from the public domain: a feature with
+  ``bins == 2``, the label with ``n_labels == 2``.
 * **no global random state.** DataSynthesizer seeds and draws from ``numpy.random``'s and
   ``random``'s global generators. :func:`privbayes_synthetic` saves both states, seeds them
   from the caller's ``rng``, and restores them afterwards: the caller's other draws are
@@ -26,18 +33,23 @@ maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) impleme
   the call each value is computed once and then read back (:func:`_remembered`), the same float,
   so the network, the noise and the synthetic data are unchanged (5 times faster with 30 attributes).
 
-Privacy accounting of DataSynthesizer's correlated mode at ``epsilon``: epsilon/2 for the
-network (exponential mechanism, PrivBayes Lemma 1 sensitivities), epsilon/2 for the noisy
-conditional distributions (Laplace on counts). It also computes noisy one-way marginals at a
-further ``epsilon`` in total, which the generator reads only for a child value left undefined
-after conditional sampling; the conditionals cover the full product of the (public) domains,
-so that fallback is never used and the synthetic data depend only on the first two parts.
-Like PrivBayes itself, the sensitivities use the number of records, and by default the
-synthetic copy has as many records as the input: the guarantee is therefore epsilon-DP under
-*replacing* one record (|D| public), PrivBayes's own setting, not under adding or removing one.
-Pass a public ``n_samples`` to fix the output size. Empty and one-record datasets answer (with
-uniform synthetic data), so no exception depends on |D|. Research and teaching code, not for
-protecting real users.
+Privacy accounting of DataSynthesizer's correlated mode at ``epsilon``: epsilon/2 for
+the network (exponential mechanism, PrivBayes Lemma 1 sensitivities, over the d - 1
+choices), epsilon/2 for the noisy conditional distributions: the d - k count tables get
+Laplace noise of scale ``2 (d - k) / (epsilon/2)`` (:func:`count_noise_scale`), since
+replacing one record moves one count down and another up (L1 change 2); this is
+PrivBayes's Algorithm 1, Lap(4 (d - k) / (n epsilon)) on probabilities.
+(DataSynthesizer's own scale, ``(d - k) / (epsilon/2)``, covers an L1 change of 1 and
+would make the tables cost epsilon, not epsilon/2.) It also computes noisy one-way
+marginals at a further ``epsilon`` in total, which the generator reads only for a child
+value left undefined after conditional sampling; the conditionals cover the full product
+of the (public) domains, so that fallback is never used and the synthetic data depend
+only on the first two parts. Like PrivBayes itself, the sensitivities use the number of
+records, and by default the synthetic copy has as many records as the input: the
+guarantee is therefore epsilon-DP under *replacing* one record (|D| public), PrivBayes's
+own setting, not under adding or removing one. Pass a public ``n_samples`` to fix the
+output size. Empty and one-record datasets answer (with uniform synthetic data), so no
+exception depends on |D|. Research and teaching code, not for protecting real users.
 """
 
 from __future__ import annotations
@@ -52,9 +64,9 @@ import warnings
 
 import numpy as np
 
-from ._validation import generator
+from ._validation import finite_array, generator, positive_finite
 
-__all__ = ["privbayes_synthetic", "privbayes_copies"]
+__all__ = ["privbayes_synthetic", "privbayes_copies", "count_noise_scale"]
 
 
 class _SerialPool:
@@ -91,6 +103,33 @@ def _remembered(mutual_information):
     return remembered
 
 
+def count_noise_scale(n_attributes: int, n_parents: int,
+                      epsilon_tables: float) -> float:
+    """Laplace scale on PrivBayes's count tables: ``2 (d - k) / epsilon_tables``.
+
+    ``d = n_attributes``, ``k = n_parents`` (the network's degree), ``epsilon_tables``
+    the budget of all d - k tables together. Replacing one record moves one count of a
+    table down by 1 and another up by 1 (L1 sensitivity 2), so each table is
+    ``epsilon_tables / (d - k)``-DP and the d - k tables compose to ``epsilon_tables``.
+    """
+    return 2.0 * (n_attributes - n_parents) / epsilon_tables
+
+
+def _public_sensitivity(binary):
+    """DataSynthesizer's ``calculate_sensitivity`` with "binary" read from ``binary``.
+
+    ``binary`` maps each attribute to whether its *public* domain has two values. The
+    formulas are PrivBayes's Lemma 1 as DataSynthesizer computes them (its own function
+    is called); only its data-derived ``attr_to_is_binary`` argument is ignored.
+    """
+    from DataSynthesizer.lib.PrivBayes import calculate_sensitivity
+
+    def sensitivity(num_tuples, child, parents, attr_to_is_binary):
+        return calculate_sensitivity(num_tuples, child, parents, binary)
+
+    return sensitivity
+
+
 def _public_marginals(sizes):
     """A replacement for DataSynthesizer's ``get_noisy_distribution_of_attributes`` over the public domain.
 
@@ -98,8 +137,10 @@ def _public_marginals(sizes):
     the data* (PrivBayes.py, ``get_noisy_distribution_of_attributes``): bins above the data's largest
     one, and labels above the largest present, get no cell and hence probability 0, which reveals
     the data's range. This version enumerates every cell of the public domain (``sizes``: cells per
-    attribute), in the same order (``itertools.product``), with the same Laplace scale on the counts,
-    ``(d - k) / epsilon`` for a marginal of k + 1 of the d attributes, and the same clipping at 0.
+    attribute), in the same order (``itertools.product``), with Laplace noise of scale
+    :func:`count_noise_scale` on the counts (twice DataSynthesizer's: see the module
+    docstring)
+    for a marginal of k + 1 of the d attributes, and the same clipping at 0.
     """
     import pandas as pd
 
@@ -108,7 +149,8 @@ def _public_marginals(sizes):
         codes = [encoded_dataset[name].to_numpy(dtype=np.intp) for name in attributes]
         counts = np.bincount(np.ravel_multi_index(codes, shape), minlength=int(np.prod(shape))).astype(float)
         if epsilon:
-            scale = (encoded_dataset.shape[1] - (len(attributes) - 1)) / epsilon
+            scale = count_noise_scale(encoded_dataset.shape[1], len(attributes) - 1,
+                                      epsilon)
             counts = np.maximum(counts + np.random.laplace(0.0, scale, size=counts.size), 0.0)
         cells = pd.DataFrame(np.indices(shape).reshape(len(shape), -1).T, columns=list(attributes))
         cells["count"] = counts
@@ -172,18 +214,30 @@ def privbayes_copies(points, labels, n_labels, epsilons, rng, *, bounds=(0.0, 1.
         for e, seed, (data, classes, low, high, size) in zip(epsilons, seeds, checked))
 
 
+def _integer_labels(labels, n):
+    """``labels`` as ints, shape (n,); a non-integer is refused, not truncated."""
+    raw = np.asarray(labels)
+    if raw.shape != (n,):
+        raise ValueError(f"labels must have shape ({n},), got {raw.shape}")
+    if raw.dtype.kind in "iu":
+        return raw.astype(np.int64)
+    if raw.dtype.kind == "b" or (raw.size and raw.dtype.kind != "f"):
+        raise ValueError(f"labels must be integers, got dtype {raw.dtype}")
+    if raw.size and not np.all(np.isfinite(raw) & (raw == np.round(raw))):
+        raise ValueError("labels must be integers in 0..n_labels-1 "
+                         "(a label such as 0.5 or NaN is refused, not truncated)")
+    return raw.astype(np.int64)
+
+
 def _checked(points, labels, n_labels, epsilon, bounds, degree, bins, n_samples):
     """The checked inputs of :func:`privbayes_synthetic`: (points, labels, low, high, n_samples)."""
-    points = np.asarray(points, dtype=float)
-    labels = np.asarray(labels)
+    points = finite_array(points, "points", allow_empty=True)
     if points.ndim != 2 or points.shape[1] < 1:
         raise ValueError(f"points must be a 2-D array (n, d) with d >= 1, got shape {points.shape}")
-    if labels.shape != (points.shape[0],):
-        raise ValueError(f"labels must have shape ({points.shape[0]},), got {labels.shape}")
+    labels = _integer_labels(labels, points.shape[0])
     if not isinstance(n_labels, (int, np.integer)) or n_labels < 2:
         raise ValueError(f"n_labels must be an integer >= 2, got {n_labels!r}")
-    if not np.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    epsilon = positive_finite(epsilon, "epsilon")
     if not isinstance(degree, (int, np.integer)) or degree < 1:
         raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
     if not isinstance(bins, (int, np.integer)) or bins < 2:
@@ -216,8 +270,12 @@ def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins
     frame["label"] = [_label_name(int(v)) for v in labels]
     numpy_state, python_state = np.random.get_state(), random.getstate()
     saved = (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
-             privbayes_module.mutual_information)
+             privbayes_module.mutual_information,
+             privbayes_module.calculate_sensitivity)
+    # "binary" from the public domain, never from the data
+    binary = {**{name: bins == 2 for name in features}, "label": n_labels == 2}
     try:
+        privbayes_module.calculate_sensitivity = _public_sensitivity(binary)
         privbayes_module.Pool = _SerialPool
         privbayes_module.mutual_information = _remembered(privbayes_module.mutual_information)
         privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(
@@ -247,7 +305,8 @@ def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins
             synthetic = synthesizer.synthetic_dataset
     finally:
         (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
-         privbayes_module.mutual_information) = saved
+         privbayes_module.mutual_information,
+         privbayes_module.calculate_sensitivity) = saved
         np.random.set_state(numpy_state)
         random.setstate(python_state)
     label_of = {_label_name(v): v for v in range(n_labels)}

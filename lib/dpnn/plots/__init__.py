@@ -17,10 +17,11 @@ The package is split by family; every helper is importable from ``dpnn.plots``:
 ``psd``             Cormode et al. (notebook 10)
 ``cgp``             Liang and Yi (notebook 11)
 ``simrand``         SimRand (notebook 12)
+``adversary``       what the server learns (notebook 14)
 ==================  ==================================================================
 """
 
-from . import style, common, primitives, dptt, evaluation, classification, psd, cgp, simrand
+from . import style, common, primitives, dptt, evaluation, classification, psd, cgp, simrand, adversary
 from .style import use_style, figures_dir, save
 from .common import curves, theory_vs_simulation
 from .primitives import (
@@ -35,8 +36,12 @@ from .classification import summary_panels, overlap_picture
 from .psd import psd_tree, error_bars_by_shape
 from .cgp import quantile_curves, hull_release_map
 from .simrand import pi_fraction, recall_panel_data, recall_panels
+from .adversary import inference_error_panel, actual_against_accounted, error_against_rmse
 
 __all__ = [
+    "inference_error_panel",
+    "actual_against_accounted",
+    "error_against_rmse",
     "use_style",
     "figures_dir",
     "save",

@@ -49,7 +49,10 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     (hashed or projected exactly), the rest are released, ``repeats`` times per
     (alpha, k, epsilon) and method. Columns: alpha/pi, k, epsilon, method,
     recall (mean over queries and repeats), se (its standard error, treating
-    the ``n_queries * repeats`` per-query recalls as independent).
+    the ``n_queries * repeats`` per-query recalls as independent) and
+    se_projections (its standard error over the ``repeats`` independent releases,
+    each a new random projection: the between-projection variation the per-query
+    error leaves out; NaN for one release).
 
     ``ceiling=True`` adds, per (alpha, k), the recall of the same searches without
     noise (methods "SimHash, no noise" and "JL projection, no noise": exact hashes and
@@ -79,13 +82,26 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
                     per_query["SimRand"].append(search.recall_at(search.knn_hamming(sim, queries, n_neighbours, rng), truth))
                     gau = projection_baseline.gaussian_projection(database, k, epsilon, delta, alpha, rng)
                     per_query["Gaussian RP"].append(search.recall_at(search.knn_euclidean(gau, queries, n_neighbours), truth))
-                for method, values in per_query.items():
-                    values = np.concatenate(values)
+                for method, per_repeat in per_query.items():
+                    values = np.concatenate(per_repeat)
                     rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
-                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size),
+                                 "se_projections": _between(per_repeat)})
     if ceiling:
         rows.extend(_ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, ceiling_rng))
     return pd.DataFrame(rows)
+
+
+def _between(per_repeat) -> float:
+    """Standard error of the mean recall over independent releases (projections).
+
+    Each release's queries are averaged first, so the spread between projections
+    counts as well as the spread between queries; NaN with a single release.
+    """
+    means = np.array([np.mean(v) for v in per_repeat])
+    if len(means) < 2:
+        return float("nan")
+    return float(means.std(ddof=1) / math.sqrt(len(means)))
 
 
 def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng):

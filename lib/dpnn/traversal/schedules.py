@@ -50,6 +50,7 @@ def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    splits = positive_int(splits, "splits", minimum=0)  # 2.5 is refused here, not by dptt
     if method not in Accountant.METHODS:
         raise ValueError(f"method must be one of {Accountant.METHODS}, got {method!r}")
     if method != "basic" and delta is None:

@@ -1,0 +1,270 @@
+"""The exact privacy of a whole basic DP-TT transcript, against what the ledger charges.
+
+What the server sees from one basic DP-TT run is the root-to-leaf path (E: the
+path to a subtree). For two client queries x and x' the two laws P and Q of the
+path are computed over every leaf (:func:`dpnn.adversary.turns.path_log_law`),
+and the run is (epsilon, delta)-indistinguishable for this pair exactly when
+the hockey-stick divergence
+
+    ``delta(epsilon) = max( sum_o (P(o) - e^eps Q(o))_+ , sum_o (Q(o) - e^eps P(o))_+
+    )``
+
+is at most delta. That is the privacy curve of the pair; the smallest epsilon
+with ``delta(epsilon) <= delta`` is the pair's actual epsilon. The ledger
+(:func:`dpnn.traversal.dptt_ledger`, composed by :class:`dpnn.accounting.Accountant`)
+bounds the curve of *every* pair (for DIS: every pair within ``sensitivity``),
+so no pair's actual epsilon may exceed the accounted one.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpnn._validation import finite_array, nonnegative_finite, probability_open
+from dpnn.adversary.turns import path_log_law, schedule_of
+from dpnn.traversal import dptt_ledger
+from dpnn.trees import KDTree
+
+__all__ = [
+    "ACCOUNTING_METHODS",
+    "hockey_stick",
+    "exact_epsilon",
+    "pair_laws",
+    "pair_epsilon",
+    "pair_delta",
+    "accounted_epsilon",
+    "corner_pair",
+    "worst_pair_at_distance",
+]
+
+# : The ledger's methods set beside the exact curve: the thesis's Thm 2.13 reading, Thm
+# 2.13 over
+#: range-bounded steps, zCDP and the PLD composition.
+ACCOUNTING_METHODS = ("thesis", "br", "zcdp", "pld")
+
+
+def _one_sided(log_p, log_q, epsilon):
+    """``sum_o (P(o) - e^eps Q(o))_+`` for each epsilon (array), as ``P (1 - e^(eps -
+    L))`` on L > eps."""
+    loss = log_p - log_q
+    order = np.argsort(-loss)
+    loss, p = loss[order], np.exp(log_p[order])
+    epsilon = np.asarray(epsilon, dtype=float)
+    out = np.empty(epsilon.shape)
+    for i, e in np.ndenumerate(epsilon):
+        k = np.searchsorted(-loss, -e, side="left")  # loss[:k] > e
+        out[i] = np.sum(p[:k] * -np.expm1(e - loss[:k]))
+    return out
+
+
+def _check_laws(log_p, log_q):
+    log_p = np.asarray(log_p, dtype=float)
+    log_q = np.asarray(log_q, dtype=float)
+    if (
+        log_p.shape != log_q.shape
+        or log_p.ndim != 1
+        or not np.all(np.isfinite(log_p))
+        or not np.all(np.isfinite(log_q))
+    ):
+        raise ValueError(
+            "log_p and log_q must be 1-D arrays of equal length "
+            "of finite log-probabilities"
+        )
+    return log_p, log_q
+
+
+def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
+    """``delta(epsilon)`` of two laws given by their log-probabilities on the same
+    outcomes (symmetric)."""
+    log_p, log_q = _check_laws(log_p, log_q)
+    e = np.asarray(epsilon, dtype=float)
+    if np.any(~np.isfinite(e)) or np.any(e < 0):
+        raise ValueError("epsilon must hold finite numbers >= 0")
+    return np.maximum(_one_sided(log_p, log_q, e), _one_sided(log_q, log_p, e))
+
+
+def _one_sided_epsilon(log_p, log_q, delta):
+    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the sorted
+    losses."""
+    loss = log_p - log_q
+    order = np.argsort(-loss, kind="stable")
+    loss, p, q = loss[order], np.exp(log_p[order]), np.exp(log_q[order])
+    tail_p, tail_q = np.cumsum(p), np.cumsum(q)
+    # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
+    at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
+        [[0.0], tail_q[:-1]]
+    )
+    # delta(loss[k]) grows with k (the losses fall); the answer lies in (loss[k], loss[k
+    # - 1]] for
+    # the first k with delta(loss[k]) > delta, where the top k outcomes count
+    above = np.flatnonzero(at_loss > delta)
+    if (
+        not above.size
+    ):  # delta(eps) <= delta already at the smallest loss, which is <= 0
+        return 0.0
+    return _solve(tail_p, tail_q, loss, delta, int(above[0]))
+
+
+def _solve(tail_p, tail_q, loss, delta, k):
+    """On the segment where the top k outcomes (by loss) count: ``S_P - e^eps S_Q =
+    delta``."""
+    s_p, s_q = tail_p[k - 1], tail_q[k - 1]
+    if s_q <= 0:
+        return float(loss[k - 1])
+    value = np.log(max(s_p - delta, np.finfo(float).tiny) / s_q)
+    return float(max(value, 0.0))
+
+
+def exact_epsilon(log_p, log_q, delta) -> float:
+    """The smallest epsilon >= 0 at which the two laws are (epsilon,
+    delta)-indistinguishable, both ways."""
+    log_p, log_q = _check_laws(log_p, log_q)
+    delta = nonnegative_finite(delta, "delta")
+    if delta >= 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    return max(
+        _one_sided_epsilon(log_p, log_q, delta), _one_sided_epsilon(log_q, log_p, delta)
+    )
+
+
+def pair_laws(
+    tree: KDTree,
+    x,
+    x_prime,
+    epsilon,
+    utility: str,
+    sensitivity=None,
+    stop_height: int = 0,
+):
+    """The two transcript laws ``(ends, log P, log Q)`` for queries x and x' (see
+    ``path_log_law``)."""
+    ends, log_p = path_log_law(
+        tree,
+        np.vstack([np.atleast_1d(x), np.atleast_1d(x_prime)]),
+        epsilon,
+        utility,
+        sensitivity,
+        stop_height,
+    )
+    return ends, log_p[0], log_p[1]
+
+
+def pair_epsilon(
+    tree, x, x_prime, epsilon, utility, delta, sensitivity=None, stop_height=0
+) -> float:
+    """The actual epsilon at ``delta`` of the transcript for the pair (x, x')."""
+    _, log_p, log_q = pair_laws(
+        tree, x, x_prime, epsilon, utility, sensitivity, stop_height
+    )
+    return exact_epsilon(log_p, log_q, delta)
+
+
+def pair_delta(
+    tree, x, x_prime, epsilon, utility, at_epsilon, sensitivity=None, stop_height=0
+):
+    """The exact privacy curve ``delta(at_epsilon)`` of the transcript for the pair (x,
+    x')."""
+    _, log_p, log_q = pair_laws(
+        tree, x, x_prime, epsilon, utility, sensitivity, stop_height
+    )
+    return hockey_stick(log_p, log_q, at_epsilon)
+
+
+def accounted_epsilon(
+    tree: KDTree,
+    epsilon,
+    utility: str,
+    delta,
+    methods=ACCOUNTING_METHODS,
+    splits: int = 0,
+) -> dict:
+    """What the ledger charges one basic (``splits=0``) or E<splits> run: ``{method:
+    epsilon at delta}``."""
+    delta = probability_open(delta, "delta")
+    ledger = dptt_ledger(
+        schedule_of(tree, epsilon)[: tree.tree_height],
+        utility,
+        "early" if splits else "basic",
+        splits,
+    )
+    return {method: ledger.epsilon(delta, method) for method in methods}
+
+
+def corner_pair(domain) -> tuple[np.ndarray, np.ndarray]:
+    """The domain's lowest and highest corners.
+
+    For CMP this pair is a worst case: every split separates them, so at every
+    node of either path one query turns correctly and the other wrongly, and the
+    privacy loss of each turn is exactly +-epsilon/2 (randomized response), the
+    most a CMP step can lose. Ties (a coordinate equal to a split) go right as
+    in :func:`dpnn.traversal.dptt`, so the highest corner always turns right.
+    """
+    box = finite_array(domain, "domain", ndim=(2,))
+    return box[:, 0].copy(), box[:, 1].copy()
+
+
+def worst_pair_at_distance(
+    tree: KDTree,
+    domain,
+    distance,
+    epsilon,
+    utility,
+    delta,
+    rng,
+    sensitivity=None,
+    candidates: int = 64,
+    stop_height: int = 0,
+):
+    """The pair at ``distance`` with the largest actual epsilon among random candidates
+    and the nudges of the best.
+
+    Draws ``candidates`` pairs (a uniform direction among those that fit, then
+    a uniform first point among those that keep both inside the domain), then
+    moves the best pair's midpoint and direction by shrinking random steps for
+    ``candidates`` more tries, keeping any improvement. A search, not a proof: returns
+    ``(x, x', epsilon)`` of the worst pair found.
+    """
+    box = finite_array(domain, "domain", ndim=(2,))
+    distance = nonnegative_finite(distance, "distance")
+    d = box.shape[0]
+
+    def pair(centre, direction):
+        u = direction / np.linalg.norm(direction)
+        a, b = centre - u * distance / 2, centre + u * distance / 2
+        inside = np.all(
+            (a >= box[:, 0]) & (a <= box[:, 1]) & (b >= box[:, 0]) & (b <= box[:, 1])
+        )
+        return (a, b) if inside else None
+
+    def score(p):
+        return pair_epsilon(
+            tree, p[0], p[1], epsilon, utility, delta, sensitivity, stop_height
+        )
+
+    widths = box[:, 1] - box[:, 0]
+    if distance > np.linalg.norm(widths):
+        raise ValueError(
+            f"distance must be at most the domain's diameter {np.linalg.norm(widths)}, "
+            f"got {distance}"
+        )
+    best, best_value = None, -np.inf
+    for _ in range(candidates):
+        p = None
+        while p is None:  # a uniform direction that fits, then a start where both fit
+            direction = rng.standard_normal(d)
+            step = direction / np.linalg.norm(direction) * distance
+            if np.all(np.abs(step) <= widths):
+                start = rng.uniform(
+                    box[:, 0] + np.maximum(-step, 0), box[:, 1] - np.maximum(step, 0)
+                )
+                p = pair(start + step / 2, step)
+        if (value := score(p)) > best_value:
+            best, best_value = p, value
+    for i in range(candidates):
+        step = widths * 0.1 * 0.9**i
+        centre = (best[0] + best[1]) / 2 + rng.normal(0, 1, d) * step
+        direction = (best[1] - best[0]) + rng.normal(0, 1, d) * distance * 0.2 * 0.9**i
+        p = pair(centre, direction) if np.linalg.norm(direction) > 0 else None
+        if p is not None and (value := score(p)) > best_value:
+            best, best_value = p, value
+    return best[0], best[1], float(best_value)

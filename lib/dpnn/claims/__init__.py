@@ -1,0 +1,16 @@
+"""Claims as code: every verdict against a source computed by a stated rule.
+
+``Claim`` and ``Verdict`` (:mod:`.core`), the rules (:mod:`.rules`), the tests for
+dependent samples (:mod:`.inference`), the claims of each source by notebook
+(:mod:`.thesis_distance`, :mod:`.thesis_comparison`) and the registry, judging and
+ledger files (:mod:`.ledger`). Judging reads aggregate result tables only.
+"""
+
+from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, VERDICTS, Claim, Verdict, \
+    combine, not_comparable
+from .inference import clustered_mean, corrected_resampled_ttest, cv_better, holm, \
+    median_gap
+from .ledger import REGISTRY, claims_of, gather, judge, ledger_dir, page, summary, \
+    view, write_ledger
+from .rules import CEILING, FLOOR, THESIS_QUERIES, Z, Curve, above, curve, \
+    difference_within, informative, overtakes, ratio_within, source_se, value_within

@@ -1,0 +1,138 @@
+"""The registry of claims by notebook, their judging, and the ledger files.
+
+:func:`judge` runs every claim of a notebook on its result tables and returns the
+notebook's slice of the ledger, one row per claim; :func:`write_ledger` writes it
+as CSV beside the figures the run writes (``$DPNN_FIGURES_DIR``, which the runner
+points at the committed ``figures/`` only for a plain default run, at
+``figures/thesis/`` for a plain thesis run and at ``build/`` otherwise; without
+it, an interactive session writes to the git-ignored ``build/interactive/``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+from . import cormode, followup, liang_yi, similarity, thesis_comparison, \
+    thesis_distance
+from .core import VERDICTS, Claim
+
+#: Every judged claim, by notebook.
+REGISTRY: dict[str, tuple[Claim, ...]] = {
+    thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
+    thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+    cormode.NOTEBOOK: cormode.CLAIMS,
+    liang_yi.NOTEBOOK: liang_yi.CLAIMS,
+    similarity.NOTEBOOK: similarity.CLAIMS,
+    followup.NOTEBOOK: followup.CLAIMS,
+}
+COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
+           "why", "numbers"]
+
+
+def claims_of(notebook: str) -> tuple[Claim, ...]:
+    """The registered claims of ``notebook`` (its file stem)."""
+    if notebook not in REGISTRY:
+        raise ValueError(f"notebook must be one of {sorted(REGISTRY)}, "
+                         f"got {notebook!r}")
+    return REGISTRY[notebook]
+
+
+def judge(notebook: str, **tables) -> pd.DataFrame:
+    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice."""
+    rows = []
+    registered = claims_of(notebook)
+    figures = [claim.figure for claim in registered]
+    for claim, key in zip(registered, _ids(figures)):
+        verdict = claim.judge(tables)
+        rows.append({"id": key, "source": claim.source, "section": claim.section,
+                     "figure": claim.figure, "claim": claim.quote,
+                     "measured": claim.measured, "rule": claim.rule,
+                     "verdict": verdict.word, "why": verdict.why,
+                     "numbers": verdict.numbers})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _ids(figures: list[str]) -> list[str]:
+    """A claim's id: its figure, with a, b, ... where one figure has several claims."""
+    out, seen = [], {}
+    for figure in figures:
+        seen[figure] = seen.get(figure, -1) + 1
+        out.append(figure + ("abcdefghij"[seen[figure]] if figures.count(figure) > 1
+                             else ""))
+    return out
+
+
+def view(ledger: pd.DataFrame, width: int = 300) -> pd.DataFrame:
+    """The ledger for reading: id, the source's words, verdict, why and the deciding
+    numbers, texts cut at ``width`` characters (the CSV keeps them whole)."""
+    if width < 20:
+        raise ValueError(f"width must be at least 20 characters, got {width}")
+
+    def cut(text):
+        return text if len(text) <= width else text[:width - 1] + "…"
+
+    shown = ledger[["id", "section", "claim", "verdict", "why", "numbers"]].copy()
+    for column in ("claim", "why", "numbers"):
+        shown[column] = shown[column].map(cut)
+    return shown.set_index("id")
+
+
+def summary(ledger: pd.DataFrame) -> pd.DataFrame:
+    """How many claims of each source agree, partly agree, differ, can't compare."""
+    counts = pd.crosstab(ledger["source"], ledger["verdict"])
+    return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def page(whole: pd.DataFrame, title: str = "The claims ledger") -> str:
+    """The ledger as a Markdown page: the counts per source, then every claim by
+    notebook (its words, verdict and why; the deciding numbers stay in the CSVs)."""
+    def cell(text):
+        return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
+
+    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
+             "`dpnn.claims` from the run that wrote the ledger.", "", "| source | "
+             + " | ".join(VERDICTS) + " |", "| --- |" + " --- |" * len(VERDICTS)]
+    counts = summary(whole) if len(whole) else pd.DataFrame(columns=list(VERDICTS))
+    lines += [f"| {cell(source)} | " + " | ".join(str(int(n)) for n in row) + " |"
+              for source, row in counts.iterrows()]
+    for notebook, part in whole.groupby("notebook", sort=False):
+        lines += ["", f"## {notebook}", "", "| id | claim | verdict | why |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| {cell(r.id)} | {cell(r.claim)} | {r.verdict} | {cell(r.why)} |"
+                  for r in part.itertuples()]
+    return "\n".join(lines) + "\n"
+
+
+def ledger_dir() -> Path:
+    """Where ledgers are written: the run's figures folder (see module docstring)."""
+    configured = os.environ.get("DPNN_FIGURES_DIR")
+    if configured:
+        return Path(configured)
+    return Path(__file__).resolve().parents[3] / "build" / "interactive" / "figures"
+
+
+def gather(directory: Path | str | None = None) -> pd.DataFrame:
+    """Every notebook's ledger slice in ``directory`` (default :func:`ledger_dir`), in
+    reading order, with a ``notebook`` column: the whole ledger of a run."""
+    directory = Path(directory) if directory is not None else ledger_dir()
+    parts = [pd.read_csv(path, keep_default_na=False).assign(
+                 notebook=path.stem.removeprefix("ledger_"))
+             for path in sorted(directory.glob("ledger_*.csv"))]
+    if not parts:
+        return pd.DataFrame(columns=["notebook"] + COLUMNS)
+    return pd.concat(parts, ignore_index=True)[["notebook"] + COLUMNS]
+
+
+def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
+    """Write a notebook's ledger slice to ``ledger_<notebook>.csv``; return the path."""
+    claims_of(notebook)
+    directory = ledger_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"ledger_{notebook}.csv"
+    partial = directory / f".ledger_{notebook}.csv.partial"
+    ledger.to_csv(partial, index=False, lineterminator="\n")
+    os.replace(partial, path)
+    return path
