@@ -352,7 +352,7 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
                         **_variant(names[i])) for i in order}
 
     first = run(tree, range(len(names)))
-    assert ("neighbours", 5) in tree.cache and ("stop_blocks", 4) in tree.cache
+    assert ("neighbours", 5) in tree.cache and ("stop_order", 4) in tree.cache
     warm = run(tree, reversed(range(len(names))))  # rows now filled by other queries' leaves
     copy = pickle.loads(pickle.dumps(tree))
     assert copy.cache == {}  # derived tables are not shipped to workers

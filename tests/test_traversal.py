@@ -292,19 +292,22 @@ def test_leaf_neighbour_table_rows_are_each_point_and_its_nearest_others_by_brut
     assert np.all(table[400] == 400)  # the padding row
 
 
-def test_stop_blocks_partition_the_points_into_the_sorted_blocks_where_e_stops():
-    from dpnn.traversal.tables import stop_blocks
+def test_stop_order_sorts_the_blocks_where_e_stops_and_keeps_every_point():
+    from dpnn.traversal.tables import stop_order
 
     rng = np.random.default_rng(4)
     tree = build_tree(rng.uniform(0, 1, (1000, 2)))
     for stop in (0, 3, 8, tree.tree_height):
-        rows, row_of_node = stop_blocks(tree, stop)
-        cut = np.flatnonzero(row_of_node >= 0)
-        for node in cut:  # E stops here: the first node on its path of height <= stop
-            parent = np.flatnonzero((tree.left == node) | (tree.right == node))
-            assert tree.height[node] <= stop and (node == 0 or tree.height[parent[0]] > stop)
-            row = rows[row_of_node[node]]
-            np.testing.assert_array_equal(row[row >= 0],
-                                          np.sort(tree.order[tree.lo[node]:tree.hi[node]]))
-        released = np.concatenate([row[row >= 0] for row in rows])
-        np.testing.assert_array_equal(np.sort(released), np.arange(1000))
+        ordered = stop_order(tree, stop)
+        parent = np.full(tree.n_nodes, -1)
+        inner = tree.left >= 0
+        parent[tree.left[inner]], parent[tree.right[inner]] = np.flatnonzero(inner), \
+            np.flatnonzero(inner)
+        # E stops at the first node on its path of height <= stop
+        cut = [c for c in range(tree.n_nodes) if tree.height[c] <= stop
+               and (c == 0 or tree.height[parent[c]] > stop)]
+        assert sum(tree.hi[c] - tree.lo[c] for c in cut) == 1000  # the blocks partition
+        for c in cut:
+            np.testing.assert_array_equal(ordered[tree.lo[c]:tree.hi[c]],
+                                          np.sort(tree.order[tree.lo[c]:tree.hi[c]]))
+        np.testing.assert_array_equal(np.sort(ordered), np.arange(1000))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_blocks
+from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_order
 from dpnn.trees import KDTree
 
 __all__ = ["release"]
@@ -52,13 +52,7 @@ def release(
             )
         lo, hi = tree.lo[by_query], tree.hi[by_query]
         if not neighborhood:
-            rows, row_of_node = stop_blocks(tree, stop_height)
-            rows = np.take(rows, row_of_node[by_query], axis=0)
-            sizes = hi - lo
-            offsets = np.concatenate([[0], np.cumsum(sizes)])
-            return (
-                rows.ravel() if sizes.min() == rows.shape[1] else _compact(rows, rows >= 0)
-            ), offsets
+            return _blocks(stop_order(tree, stop_height), lo, hi)
         width = int(np.max(hi - lo))
         positions = lo[:, None] + np.arange(width)
         inside = positions < hi[:, None]
@@ -89,6 +83,18 @@ def _rows(tree, found, neighborhood):
         keep[:, 1:] &= found[:, 1:] != found[:, :-1]
     counts = np.count_nonzero(keep, axis=1)
     return _compact(found, keep).astype(np.intp), np.concatenate([[0], np.cumsum(counts)])
+
+
+def _blocks(source, lo, hi):
+    """``source[lo[i]:hi[i]]`` for every i, one after another, and their offsets.
+
+    The positions to copy are a running sum: 1 within a block, a jump between blocks.
+    """
+    sizes = hi - lo
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    step = np.ones(offsets[-1], dtype=np.intp)
+    step[offsets[:-1]] = lo - np.concatenate([[0], lo[:-1] + sizes[:-1] - 1])
+    return np.take(source, np.cumsum(step, out=step)), offsets
 
 
 def _compact(rows, keep):

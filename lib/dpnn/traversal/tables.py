@@ -9,8 +9,8 @@ None of them depends on a query, so none spends privacy; each is kept in the tre
   in the full top levels of a balanced tree the left child of node i is 2i + 1
   (breadth-first numbering) and needs no lookup. :func:`left_until` gives each
   node's left child, or -1 where a traversal stops.
-- :func:`stop_blocks`: the points under each node where variant E stops, sorted by
-  index, one row per node: what E releases, ready to copy.
+- :func:`stop_order`: the points under each node where variant E stops, sorted by
+  index within each node's block: what E releases, ready to copy.
 - :func:`leaf_neighbours`: the B nearest data points of every leaf's point (Alg. 18),
   sorted by index; filled row by row as leaves are found, so a batch of queries on a
   large tree looks up only the leaves it reaches, and each leaf only once per tree.
@@ -27,7 +27,7 @@ from dpnn.trees import KDTree
 __all__ = [
     "NodeColumns",
     "node_columns",
-    "stop_blocks",
+    "stop_order",
     "leaf_neighbours",
     "index_type",
 ]
@@ -105,33 +105,23 @@ def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int, int]:
     return tree.cache[key]
 
 
-def stop_blocks(tree: KDTree, stop_height: int) -> tuple[np.ndarray, np.ndarray]:
-    """What E releases at each node where it stops: ``(rows, row_of_node)``.
+def stop_order(tree: KDTree, stop_height: int) -> np.ndarray:
+    """``tree.order`` sorted by point index within the block of every node where E stops.
 
     A traversal that stops at the first node of height <= ``stop_height`` stops at a
-    node of a cut of the tree. Row ``row_of_node[c]`` of ``rows`` holds the points of
-    cut node c, ``sorted(order[lo:hi])``, padded at the end with -1 to the widest
-    block; ``row_of_node`` is -1 off the cut.
+    node of a cut of the tree; the blocks ``lo:hi`` of the cut's nodes partition the
+    positions, so for every such node ``stop_order(tree, s)[lo:hi]`` is
+    ``sorted(order[lo:hi])``: what E releases there, ready to copy.
     """
-    key = ("stop_blocks", int(stop_height))
+    key = ("stop_order", int(stop_height))
     if key not in tree.cache:
         inner = np.flatnonzero(tree.height > stop_height)
         children = np.concatenate([tree.left[inner], tree.right[inner]])
-        cut = (
-            np.sort(children[tree.height[children] <= stop_height])
-            if inner.size
-            else np.array([0])
-        )
-        lo, hi = tree.lo[cut], tree.hi[cut]
-        positions = lo[:, None] + np.arange(int(np.max(hi - lo)))
-        inside = positions < hi[:, None]
-        padding = len(tree.points)  # sorts after every index, then becomes -1
-        rows = np.where(inside, tree.order[np.where(inside, positions, 0)], padding)
-        rows.sort(axis=1)
-        rows[rows == padding] = -1
-        row_of_node = np.full(tree.n_nodes, -1, dtype=np.intp)
-        row_of_node[cut] = np.arange(len(cut))
-        tree.cache[key] = rows, row_of_node
+        cut = children[tree.height[children] <= stop_height] if inner.size else [0]
+        block = np.zeros(len(tree.points), dtype=np.intp)
+        block[tree.lo[cut]] = 1
+        block = np.cumsum(block)  # each position's block, numbered in tree order
+        tree.cache[key] = tree.order[np.lexsort((tree.order, block))]
     return tree.cache[key]
 
 
