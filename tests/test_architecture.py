@@ -23,7 +23,8 @@ LAYERS = [
     ("foundations", ["dpnn._validation", "dpnn.progress", "dpnn.cases"]),
     ("primitives", ["dpnn.mechanisms", "dpnn.accounting", "dpnn.accounting.*", "dpnn.audit",
                     "dpnn.metrics", "dpnn.data"]),
-    ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.baselines", "dpnn.privbayes"]),
+    ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.traversal.*", "dpnn.baselines",
+                           "dpnn.privbayes"]),
     ("sources' algorithms", ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*",
                              "dpnn.simrand.*"]),
     ("adversaries", ["dpnn.adversary.*"]),
@@ -149,5 +150,4 @@ def test_no_module_is_longer_than_about_400_lines():
 
 #: Modules allowed past 420 lines for now, each at its current length at most.
 LONG_MODULES = {
-    "dpnn.traversal": 520,
 }

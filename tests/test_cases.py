@@ -117,3 +117,45 @@ def test_classification_studies_are_the_same_for_any_number_of_processes():
         two = call(np.random.default_rng(8), 2)
         pd.testing.assert_frame_equal(one, two)
         assert sorted(one.fold.unique()) == [0, 1, 2]
+
+
+def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(paths, tmp_path, monkeypatch):
+    """Notebook 11's and 09's studies under DPNN_DASK_SCHEDULER give the local run's tables."""
+    distributed = pytest.importorskip("distributed")
+    from dpnn import classification as cls
+
+    rng = np.random.default_rng(3)
+    points = rng.random((120, 2))
+    labels = (points[:, 0] + 0.1 * rng.standard_normal(120) > 0.5).astype(int)
+    studies = [
+        lambda g: cgp.identity_experiment(paths, [(5e-4, 200), (5e-6, 100)], 2, g),
+        lambda g: cgp.knn_experiment(paths, [(5e-4, 2, 200)], 2, g, cache_dir=tmp_path),
+        lambda g: cls.rn_study(points, labels, 2, [1.0], [10], 3, 2, g),
+    ]
+    monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
+    local = [study(np.random.default_rng(8)) for study in studies]
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
+        submitted = []
+        monkeypatch.setattr(cases, "_run_on_dask",
+                            lambda *a, on_dask=cases._run_on_dask: submitted.append(a) or on_dask(*a))
+        remote = [study(np.random.default_rng(8)) for study in studies]
+        assert len(submitted) == len(studies), "with DPNN_DASK_SCHEDULER set, the cases go to Dask"
+        with distributed.Client(cluster) as client:
+            log = tmp_path / "log"
+            squares = cases.run_cases(_logged_square, [(2, log), (3, log)], backend="dask",
+                                      scheduler=client)
+            assert client.status == "running"  # a client we were given is left open
+    assert squares == [4, 9]
+    assert any(tmp_path.rglob("*.pkl")), "the workers write the cache"
+    for one, other in zip(local, remote):
+        pd.testing.assert_frame_equal(one, other)
+
+
+def test_run_cases_checks_its_backend(monkeypatch):
+    monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
+    with pytest.raises(ValueError, match="backend must be"):
+        cases.run_cases(_logged_square, [(2, "unused")], backend="spark")
+    with pytest.raises(ValueError, match="scheduler must be"):
+        cases.run_cases(_logged_square, [(2, "unused")], backend="dask")

@@ -267,3 +267,163 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     k = 10
     converted = c.convert_noninteractive(grid, queries, k, 1e-3, np.random.default_rng(3))
     assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))
+
+
+# --- DP-TT: per-tree columns, turns on columns, output per query, a leaf-neighbour table ----------
+
+DPTT_VARIANTS = ["basic", "P1", "P3", "E1", "E4", "GS", "N1", "N5", "GS-N1", "GS-N5",
+                 "E3-N4", "P2-N3"]
+
+
+def _variant(name):
+    from dpnn.traversal import parse_variant
+
+    if "-N" in name and not name.startswith("GS"):  # E and P with neighbourhoods (§5.4)
+        head, b = name.split("-N")
+        return {**parse_variant(head), "neighborhood": int(b)}
+    return parse_variant(name)
+
+
+def _dptt_trees():
+    """Trees of the sizes and shapes the traversal meets, ties and duplicates included."""
+    from dpnn.trees import build_tree
+
+    rng = np.random.default_rng(31)
+    yield "one point 1-D", build_tree(np.array([4.0]))
+    yield "two points 2-D", build_tree(np.array([[0.0, 1.0], [1.0, 0.0]]))
+    yield "7 points 1-D", build_tree(rng.uniform(0, 10, 7))
+    yield "64 equal points 2-D", build_tree(np.ones((64, 2)))
+    integers = rng.integers(0, 6, (300, 2)).astype(float)  # many ties on both axes
+    yield "300 integer points 2-D", build_tree(integers)
+    doubled = rng.uniform(0, 100, 500)
+    yield "1000 points 1-D, each twice", build_tree(np.concatenate([doubled, doubled]))
+    yield "1000 points 3-D", build_tree(rng.normal(0, 1e3, (1000, 3)))
+    yield "4097 uniform points 2-D", build_tree(rng.uniform(0, 1e9, (4097, 2)))
+
+
+def _assert_same_result(new, old):
+    for field in ("indices", "offsets", "em_calls", "sent", "epsilons"):
+        expected, got = getattr(old, field), getattr(new, field)
+        assert got.dtype == expected.dtype, field
+        np.testing.assert_array_equal(got, expected, err_msg=field)
+    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(None, "basic")
+
+
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+@pytest.mark.parametrize("name", DPTT_VARIANTS)
+def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
+    """Every variant, both utilities, 1-3 dimensions, three seeds, scalar and per-level budgets."""
+    from dpnn.traversal import dptt
+    from dpnn.traversal.reference import _dptt_previous
+
+    spec = _variant(name)
+    sensitivity = 50.0 if utility == "dis" else None
+    for label, tree in _dptt_trees():
+        if spec["splits"] > tree.tree_height or spec["neighborhood"] > len(tree.points):
+            continue
+        rng = np.random.default_rng(7)
+        span = np.ptp(tree.points, axis=0) + 1
+        queries = tree.points.min(axis=0) - span / 4 + 1.5 * span * rng.random((150, tree.dimension))
+        queries[:20] = tree.points[rng.integers(0, len(tree.points), 20)]  # on data points: ties
+        schedules = [0.7, 1e-3, 40.0] + ([np.linspace(2.0, 0.1, tree.tree_height)]
+                                         if tree.tree_height else [])
+        for seed, epsilon in zip((0, 1, 2, 3), schedules):
+            args = (tree, queries if tree.dimension > 1 else queries[:, 0], epsilon, utility,
+                    sensitivity)
+            new = dptt(*args, rng=np.random.default_rng(seed), **spec)
+            old = _dptt_previous(*args, rng=np.random.default_rng(seed), **spec)
+            _assert_same_result(new, old)
+
+
+def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
+    """A tree's cached tables (neighbour rows filled by earlier calls) never change a result."""
+    import pickle
+
+    from dpnn.traversal import dptt
+    from dpnn.trees import build_tree
+
+    rng = np.random.default_rng(5)
+    tree = build_tree(rng.uniform(0, 1, (3000, 2)))
+    names = ["N5", "GS-N5", "E4", "E4-N5", "GS"]
+    queries = [rng.random((100, 2)) for _ in names]
+
+    def run(on, order):
+        return {i: dptt(on, queries[i], 1.0, "cmp", rng=np.random.default_rng(i),
+                        **_variant(names[i])) for i in order}
+
+    first = run(tree, range(len(names)))
+    assert ("neighbours", 5) in tree.cache and ("stop_order", 4) in tree.cache
+    warm = run(tree, reversed(range(len(names))))  # rows now filled by other queries' leaves
+    copy = pickle.loads(pickle.dumps(tree))
+    assert copy.cache == {}  # derived tables are not shipped to workers
+    cold = run(copy, reversed(range(len(names))))
+    for i in range(len(names)):
+        _assert_same_result(warm[i], first[i])
+        _assert_same_result(cold[i], first[i])
+
+
+def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
+    """The per-thread axis lookup of a hand-made tree gives what the previous code gave."""
+    import dataclasses
+
+    from dpnn.traversal import dptt
+    from dpnn.traversal.reference import _dptt_previous
+    from dpnn.trees import build_tree
+
+    rng = np.random.default_rng(8)
+    tree = build_tree(rng.uniform(0, 1, (200, 2)))
+    tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
+    queries = rng.random((300, 2))
+    for name in ("basic", "GS", "P2"):
+        new = dptt(tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name))
+        old = _dptt_previous(tree, queries, 0.5, "cmp", rng=np.random.default_rng(1),
+                             **_variant(name))
+        _assert_same_result(new, old)
+
+
+def test_dptt_refuses_a_tree_whose_siblings_are_apart():
+    """Also after ``dataclasses.replace``: the new tree starts without the old one's tables."""
+    import dataclasses
+
+    from dpnn.traversal import dptt
+    from dpnn.trees import build_tree
+
+    tree = build_tree(np.arange(8.0))
+    dptt(tree, [1.0], 1.0, "cmp", rng=np.random.default_rng(0))  # its tables are cached
+    right = tree.right.copy()
+    right[0], right[1] = tree.right[1], tree.right[0]  # not left + 1 any more
+    with pytest.raises(ValueError, match="siblings side by side"):
+        dptt(dataclasses.replace(tree, right=right), [1.0], 1.0, "cmp",
+             rng=np.random.default_rng(0))
+
+
+def test_remembered_counts_are_right_when_threads_share_the_memo():
+    """A Dask worker runs cases in threads of one process: each call still gets its own counts."""
+    import sys
+    import threading
+
+    from dpnn import classification as c
+
+    rng = np.random.default_rng(2)
+    points, labels = rng.random((300, 2)), rng.integers(0, 3, 300)
+    batches = [(rng.random((40, 2)), np.full(40, 0.1 + 0.05 * i)) for i in range(2)]
+    expected = [c.rn._counts.__wrapped__(points, labels, 3, q, r) for q, r in batches]
+    wrong = []
+
+    def worker(i):
+        for _ in range(300):
+            got = c.rn._counts(points, labels, 3, *batches[i])
+            if not np.array_equal(got, expected[i]):
+                wrong.append(i)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads often: a race shows at once
+    try:
+        threads = [threading.Thread(target=worker, args=(i,)) for i in (0, 1)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert not wrong, f"{len(wrong)} calls got another batch's counts"

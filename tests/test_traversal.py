@@ -274,3 +274,40 @@ def test_dptt_ledger_is_the_accountant_dptt_returns():
         dptt_ledger([1.0], "euclid")
     with pytest.raises(ValueError, match="schedule"):
         dptt_ledger([1.0, 0.0], "cmp")
+
+
+def test_leaf_neighbour_table_rows_are_each_point_and_its_nearest_others_by_brute_force():
+    """Alg. 18's B-neighbourhoods, from a table filled in two batches, against brute force."""
+    from dpnn.traversal.tables import leaf_neighbours
+
+    rng = np.random.default_rng(12)
+    points = rng.normal(0, 1, (400, 2))  # distinct distances with probability 1
+    tree = build_tree(points)
+    for batch in (np.array([5, 5, 17]), np.arange(400)):  # a few rows, then all of them
+        table = leaf_neighbours(tree, 6, batch)
+    for p in range(400):
+        distance = np.linalg.norm(points - points[p], axis=1)
+        distance[p] = -1.0
+        np.testing.assert_array_equal(table[p], np.sort(np.argsort(distance)[:6]))
+    assert np.all(table[400] == 400)  # the padding row
+
+
+def test_stop_order_sorts_the_blocks_where_e_stops_and_keeps_every_point():
+    from dpnn.traversal.tables import stop_order
+
+    rng = np.random.default_rng(4)
+    tree = build_tree(rng.uniform(0, 1, (1000, 2)))
+    for stop in (0, 3, 8, tree.tree_height):
+        ordered = stop_order(tree, stop)
+        parent = np.full(tree.n_nodes, -1)
+        inner = tree.left >= 0
+        parent[tree.left[inner]], parent[tree.right[inner]] = np.flatnonzero(inner), \
+            np.flatnonzero(inner)
+        # E stops at the first node on its path of height <= stop
+        cut = [c for c in range(tree.n_nodes) if tree.height[c] <= stop
+               and (c == 0 or tree.height[parent[c]] > stop)]
+        assert sum(tree.hi[c] - tree.lo[c] for c in cut) == 1000  # the blocks partition
+        for c in cut:
+            np.testing.assert_array_equal(ordered[tree.lo[c]:tree.hi[c]],
+                                          np.sort(tree.order[tree.lo[c]:tree.hi[c]]))
+        np.testing.assert_array_equal(np.sort(ordered), np.arange(1000))

@@ -1,7 +1,7 @@
 """Experiment loops run in parallel, cached on disk and resumable.
 
 Generic machinery for the studies of every source: :func:`run_cases` runs seeded cases
-over processes (joblib) with an optional on-disk cache keyed by the case and
+over processes (joblib) or a Dask cluster with an optional on-disk cache keyed by the case and
 :func:`code_version`; :func:`resumable` keeps a sequential study's calls with the
 generator state they leave. Neither changes a result: a cached or resumed run gives
 what an uncached one gives. No privacy is spent here.
@@ -49,29 +49,73 @@ def _versioned(function, version, *args):
     return function(*args)
 
 
-def run_cases(function, cases, *, n_jobs: int = 1, cache_dir=None, desc: str = "cases") -> list:
+def run_cases(function, cases, *, n_jobs: int = 1, cache_dir=None, desc: str = "cases",
+              backend: str | None = None, scheduler=None) -> list:
     """``[function(*case) for case in cases]``, over ``n_jobs`` processes (joblib), in the order of ``cases``.
 
     For the experiment loops of notebooks 09-12: each case carries its own seed, so the
-    results do not depend on ``n_jobs``. With ``cache_dir`` every case's result is kept on
-    disk, keyed by ``function``, the case and :func:`code_version`: an interrupted run
-    resumes with the cases it finished, and no result of older code is ever read back.
-    ``function`` must be a module-level function (the workers import it by name).
-    Under the runner a progress bar is shown (:mod:`dpnn.progress`).
+    results do not depend on ``n_jobs`` or on where they run. With ``cache_dir`` every
+    case's result is kept on disk, keyed by ``function``, the case and :func:`code_version`:
+    an interrupted run resumes with the cases it finished, and no result of older code is
+    ever read back. ``function`` must be a module-level function (the workers import it by
+    name). Under the runner a progress bar is shown (:mod:`dpnn.progress`).
+
+    ``backend=None`` (the default) is ``"dask"`` when ``$DPNN_DASK_SCHEDULER`` is set and
+    ``"joblib"`` otherwise, as for :func:`dpnn.experiments.run_grid`, so the notebooks'
+    studies run on a cluster unchanged. ``backend="dask"`` sends the cases to a Dask
+    distributed cluster (``distributed.Client.map``; ``n_jobs`` is then unused):
+    ``scheduler`` is its address, a ``distributed.Client``, or ``None`` for
+    ``$DPNN_DASK_SCHEDULER``. The workers need this package installed; with
+    ``cache_dir`` they read and write the cache there (give a directory they all see).
     """
+    import os
+
     from joblib import Memory, Parallel, delayed
 
     from dpnn.progress import progress
 
+    if backend is None:
+        backend = "dask" if os.environ.get("DPNN_DASK_SCHEDULER") else "joblib"
+    if backend not in ("joblib", "dask"):
+        raise ValueError(f"backend must be 'joblib' or 'dask', got {backend!r}")
+    n_jobs = positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1
     cases = list(cases)
     if cache_dir is not None:
         cached = Memory(str(cache_dir), verbose=0).cache(_versioned)
         version = code_version()
-        calls = (delayed(cached)(function, version, *case) for case in cases)
+        calls = [(cached, (function, version, *case)) for case in cases]
     else:
-        calls = (delayed(function)(*case) for case in cases)
-    results = Parallel(n_jobs=positive_int(n_jobs, "n_jobs") if n_jobs != -1 else -1, return_as="generator")(calls)
+        calls = [(function, tuple(case)) for case in cases]
+    if backend == "dask":
+        return _run_on_dask(calls, scheduler, desc)
+    results = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(f)(*args) for f, args in calls)
     return list(progress(results, total=len(cases), desc=desc))  # the bar counts finished cases, in order
+
+
+def _run_on_dask(calls, scheduler, desc) -> list:
+    """``function(*args)`` for every ``(function, args)`` on a Dask cluster, in order."""
+    import os
+
+    from distributed import Client, as_completed
+
+    from dpnn.progress import progress
+
+    if scheduler is None:
+        scheduler = os.environ.get("DPNN_DASK_SCHEDULER") or None
+    if scheduler is None:
+        raise ValueError("scheduler must be a Dask scheduler address or a distributed.Client when "
+                         "backend='dask' (or set DPNN_DASK_SCHEDULER), got None")
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler) if own else scheduler
+    try:
+        # pure=False: two equal cases are still two tasks, as with joblib; seeds come from the cases
+        futures = [client.submit(function, *args, pure=False) for function, args in calls]
+        for _ in progress(as_completed(futures), total=len(futures), desc=f"{desc} (dask)"):
+            pass
+        return client.gather(futures)
+    finally:
+        if own:
+            client.close()
 
 
 def resumable(function, cache_dir):

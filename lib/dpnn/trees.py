@@ -22,7 +22,7 @@ the node's axis and every point in the right subtree ``>= split``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -47,6 +47,13 @@ class KDTree:
     depth: np.ndarray
     height: np.ndarray  # levels below the node to its deepest leaf (0 for a leaf)
     leaf_only: bool
+    #: Tables derived from the arrays above once and reused by every traversal of the tree
+    #: (:mod:`dpnn.traversal.tables`); the arrays must therefore never change after the build.
+    cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+
+    def __getstate__(self) -> dict:
+        """Pickled (e.g. for a worker process) without the derived tables: they are rebuilt there."""
+        return {**self.__dict__, "cache": {}}
 
     @property
     def n_nodes(self) -> int:

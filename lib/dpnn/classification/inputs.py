@@ -9,6 +9,7 @@ studies repeat on one batch.
 from __future__ import annotations
 
 import copy
+import threading
 
 import numpy as np
 
@@ -106,10 +107,12 @@ def _remember_last(function):
     For deterministic, non-private computations the studies repeat on one batch (the exact
     counts of a batch are read once per method and budget). Only the last call is kept, so
     memory stays one result; the value returned is the one the function would compute.
+    Each thread keeps its own last call (a Dask worker runs cases in threads).
     """
-    last = {}
+    memory = threading.local()
 
     def remembered(*args, **options):
+        last = memory.__dict__
         call = args + tuple(sorted(options.items()))
         if "call" in last and len(call) == len(last["call"]) and all(map(_same, call, last["call"])):
             return copy.deepcopy(last["result"])
