@@ -521,6 +521,27 @@ def test_e_variant_and_sm_dis_order_flip_with_the_data():
     assert order_judge({"adversary": table}).word == claims.DIFFERS
 
 
+def test_notebook_13_leakage_halves_flip_and_leave_the_schedules_alone():
+    judged = claims.claims_of("13_after_the_thesis")
+    assert [c.figure for c in judged] == ["13 §3"] * 3 + ["13 §4"] * 4
+    lower, upper = judged[5].judge, judged[6].judge
+    cross = adversary_table({"GEO": [0.20, 0.10, 0.01],
+                             "DP-TT-CMP basic": [0.24, 0.05, 0.001]},
+                            grid_error=0.0005)
+    # lower half (2, 8): DP-TT above at 2, below at 8; upper half (8, 32): below
+    assert lower({"adversary": cross}).word == claims.PARTLY
+    assert upper({"adversary": cross}).word == claims.AGREES
+    flipped = adversary_table({"GEO": [0.24, 0.05, 0.001],
+                               "DP-TT-CMP basic": [0.20, 0.10, 0.01]},
+                              grid_error=0.0005)
+    assert upper({"adversary": flipped}).word == claims.DIFFERS
+    assert lower({"adversary": flipped}).word == claims.PARTLY
+    later = adversary_table({"GEO": [0.20, 0.10, 0.05],
+                             "DP-TT-CMP basic": [0.24, 0.14, 0.09]})
+    assert lower({"adversary": later}).word == claims.AGREES
+    assert upper({"adversary": later}).word == claims.DIFFERS
+
+
 def test_every_claim_quotes_its_source_and_states_its_rule():
     for notebook, registered in claims.REGISTRY.items():
         for claim in registered:

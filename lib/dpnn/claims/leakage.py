@@ -1,5 +1,5 @@
-"""Claims about leakage (notebook 14): what the Bayes-optimal adversary infers about
-a client's location from each mechanism's release, at equal composed privacy.
+"""Claims about leakage (notebooks 14 and 13): what the Bayes-optimal adversary infers
+about a client's location from each mechanism's release, at equal composed privacy.
 
 ``tables["adversary"]``: one row per ``setting`` (data and prior), composed budget
 ``eps_star`` and ``mechanism`` (names as :mod:`dpnn.adversary` gives them), with the
@@ -30,6 +30,7 @@ from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, \
 from .rules import Z, over_range
 
 NOTEBOOK = "14_what_the_server_learns"
+NOTEBOOK_13 = "13_after_the_thesis"
 THESIS = "Lepert 2022 (thesis)"
 COMPANION = "Companion finding"
 X = "ε*"
@@ -159,22 +160,32 @@ def _early_stop_leaks_more(t, setting):
     return combine(parts) if parts else not_comparable("no E variant run")
 
 
+def _thesis_claim(notebook, figure):
+    return Claim(
+        notebook, THESIS, "§6.3", figure,
+        "'the comparison metric is advantageous as it does not rely on the notion "
+        "of extended DP or relaxed local DP' (implicit: at equal ε* DP-TT-CMP "
+        "protects the querier's location at least as well as GEO)",
+        "the Bayes-optimal adversary's expected error, DP-TT-CMP basic against "
+        "GEO, at equal composed ε*, on each setting",
+        "DP-TT-CMP's error not below GEO's by more than two standard errors at "
+        "every informative budget",
+        lambda t: _per_setting(t, lambda s: larger_error(
+            t, s, CMP, GEO, at_least=True, every=True)))
+
+
+def _prior_only_claim(notebook, figure):
+    return Claim(
+        notebook, COMPANION, "notebook 14 §1", figure,
+        "'no release can make the optimal error larger' than the prior-only error",
+        "optimal error minus prior-only error, every mechanism, budget and setting",
+        "at most two standard errors above the prior-only error in every row",
+        _never_above_prior_only)
+
+
 CLAIMS = (
-    Claim(NOTEBOOK, THESIS, "§6.3", "14 §2",
-          "'the comparison metric is advantageous as it does not rely on the notion "
-          "of extended DP or relaxed local DP' (implicit: at equal ε* DP-TT-CMP "
-          "protects the querier's location at least as well as GEO)",
-          "the Bayes-optimal adversary's expected error, DP-TT-CMP basic against "
-          "GEO, at equal composed ε*, on each setting",
-          "DP-TT-CMP's error not below GEO's by more than two standard errors at "
-          "every informative budget",
-          lambda t: _per_setting(t, lambda s: larger_error(
-              t, s, CMP, GEO, at_least=True, every=True))),
-    Claim(NOTEBOOK, COMPANION, "notebook 14 §1", "14 §2",
-          "'no release can make the optimal error larger' than the prior-only error",
-          "optimal error minus prior-only error, every mechanism, budget and setting",
-          "at most two standard errors above the prior-only error in every row",
-          _never_above_prior_only),
+    _thesis_claim(NOTEBOOK, "14 §2"),
+    _prior_only_claim(NOTEBOOK, "14 §2"),
     Claim(NOTEBOOK, COMPANION, "notebook 14 §2", "14 §2",
           "on uniform data the optimal adversary learns less from DP-TT-CMP basic "
           "than from GEO, 'at all three budgets'",
@@ -204,4 +215,29 @@ CLAIMS = (
           "every other error above SM's and DIS's above every other: effects that "
           "exist across the informative range",
           lambda t: _per_setting(t, lambda s: _sm_most_dis_least(t, s))),
+)
+
+#: The leakage claims of notebook 13 §4, judged on its own settings (``adversary``
+#: as above, with ``dataset`` renamed ``setting``).
+CLAIMS_13 = (
+    _thesis_claim(NOTEBOOK_13, "13 §4"),
+    _prior_only_claim(NOTEBOOK_13, "13 §4"),
+    Claim(NOTEBOOK_13, COMPANION, "notebook 13 §4", "13 §4",
+          "at the smaller budgets 'DP-TT's transcript leaks less than GEO's "
+          "released point'",
+          "optimal error, DP-TT-CMP basic against GEO, on each setting, lower half "
+          "of the informative budgets",
+          "DP-TT-CMP's error larger: an effect that exists in the lower half of the "
+          "informative range",
+          lambda t: _per_setting(t, lambda s: larger_error(t, s, CMP, GEO,
+                                                           half="low"))),
+    Claim(NOTEBOOK_13, COMPANION, "notebook 13 §4", "13 §4",
+          "at the larger budgets 'DP-TT's transcript leaks more than GEO's "
+          "released point'",
+          "optimal error, GEO against DP-TT-CMP basic, on each setting, upper half "
+          "of the informative budgets",
+          "GEO's error larger: an effect that exists in the upper half of the "
+          "informative range",
+          lambda t: _per_setting(t, lambda s: larger_error(t, s, GEO, CMP,
+                                                           half="high"))),
 )

@@ -26,7 +26,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
-    followup.NOTEBOOK: followup.CLAIMS,
+    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
     leakage.NOTEBOOK: leakage.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
