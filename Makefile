@@ -2,17 +2,23 @@
 # pinned environment first if needed.
 #   make figures [PROFILE=default|ci|thesis]   execute every notebook, write figures/
 #   make test                                  unit, statistical, notebook and book (browser) tests
+#   make unit                                  the tests without nbval and the browser
+#   make unit PYTHON=python3.13 VENV=.venv313  the same on another Python (3.11 to 3.13)
 #   make book                                  the offline HTML book in build/book/html
+#   make book-serve                            build it and serve it on 127.0.0.1:8000
 #   make student                               the seminar handout: notebooks without solutions in build/student
-#   make lab | make bench | make notebooks | make clean
+#   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
+#   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m dpnn.run)
+#   make bench | make notebooks | make clean
 
 PROFILE ?= default
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
-VENV := .venv
+# python3.11 when it runs (a pyenv shim may exist without its version), else python3.
+PYTHON ?= $(shell for p in python3.11 python3; do $$p -c '' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: figures test lab bench notebooks clean install book browser student
+.PHONY: book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -38,14 +44,29 @@ browser:
 test: $(STAMP) browser
 	$(PY) -m pytest
 
+unit: $(STAMP)
+	$(PY) -m pytest tests -m "not browser"
+
 book: $(STAMP)
 	$(PY) -m dpnn.book
+
+# The book served on http://127.0.0.1:8000 (search with snippets); Ctrl-C stops.
+book-serve: $(STAMP)
+	$(PY) -m dpnn.book --serve
 
 student: $(STAMP)
 	$(PY) -m dpnn.student
 
+# The reader's copies live in build/lab: created on first use, never overwritten, never notebooks/.
 lab: $(STAMP)
-	$(VENV)/bin/jupyter lab notebooks/
+	$(PY) -m dpnn.lab
+
+lab-reset:
+	rm -rf build/lab
+
+# One notebook (or all with NB unset) under PROFILE, with the runner's options in ARGS.
+run: $(STAMP)
+	$(PY) -m dpnn.run --profile $(PROFILE) $(NB) $(ARGS)
 
 bench: $(STAMP)
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done

@@ -20,6 +20,7 @@ myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_dmath_double_inline = True  # the notebooks write $$...$$ inside paragraphs, as Jupyter allows
 bibtex_bibfiles = ["references.bib"]
 bibtex_default_style = "plain"
+bibtex_cite_id = "cite-{key}"  # each entry's anchor on the references page
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "conf.py"]
 suppress_warnings = ["mystnb.unknown_mime_type", "myst.header", "misc.highlighting_failure"]
 
@@ -27,14 +28,19 @@ html_theme = "sphinx_book_theme"
 html_title = "dpnn companion"
 html_theme_options = {
     "show_toc_level": 2,
-    "use_download_button": False,
+    "use_download_button": True,  # each chapter's notebook as .ipynb (dpnn.book copies the originals)
     "use_fullscreen_button": False,
     "use_repository_button": False,
     "home_page_in_toc": True,
 }
 html_last_updated_fmt = None
-html_copy_source = False
+html_copy_source = True  # the download button's files, in _sources/
+html_sourcelink_suffix = ""  # ... under their own names (05_dptt_basic.ipynb)
 html_show_sourcelink = False
+html_static_path = ["_static"]
+html_js_files = ["search-from-disk.js"]
+html_css_files = ["dpnn.css"]
+html_favicon = "_static/favicon.svg"  # else a served book asks for /favicon.ico (a 404)
 
 
 def _caption(node) -> str:
@@ -84,9 +90,58 @@ def link_chapters(app, doctree, docname):
             reference["refuri"] = f"{match.group(1)}.html{match.group(2) or ''}"
 
 
+#: How the chapters name the works of references.bib, longest names first.
+CITATIONS = {
+    "Dong, Durfee and Rogers": "dong2020", "Dong–Durfee–Rogers": "dong2020",
+    "Dong et al.": "dong2020", "Durfee and Rogers": "durfee2019",
+    "Dwork and Roth": "dwork2014", "Dwork–Roth": "dwork2014",
+    "Andrés, Bordenabe, Chatzikokolakis and Palamidessi": "andres2013",
+    "Andrés et al.": "andres2013", "Mironov": "mironov2012",
+    "Kairouz, Oh and Viswanath": "kairouz2015", "Kairouz–Oh–Viswanath": "kairouz2015",
+    "Charikar": "charikar2002", "Balle and Wang": "balle2018gaussian",
+    "Balle et al.": "balle2018subsampling", "Bun and Steinke": "bun2016",
+    "Bun–Steinke": "bun2016", "Canonne, Kamath and Steinke": "canonne2020",
+    "Cesar and Rogers": "cesar2021", "Goemans and Williamson": "goemans1995",
+    "Hoeffding 1963": "hoeffding1963", "Warner 1965": "warner1965",
+    "McSherry and Talwar": "mcsherry2007", "Bentley and Finkel": "friedman1977",
+    "Zhang et al.": "zhang2014", "Qardaji et al.": "qardaji2013", "Su et al.": "su2016",
+    "Xiao et al.": "xiao2010", "Li, Qardaji and Su": "li2012",
+    "Dhaliwal et al.": "dhaliwal2019", "Kenthapadi et al.": "kenthapadi2013",
+    "Wang et al.": "wang2022", "Gursoy et al.": "gursoy2017", "Cormode et al.": "cormode2012",
+    "Liang and Yi": "liang2023", "Lepert": "lepert2022", "Shokri et al.": "shokri2011",
+    "Chaudhuri et al.": "chaudhuri2011", "Vaidya et al.": "vaidya2013",
+    "Inan et al.": "inan2010",
+}
+_CITED = re.compile("|".join(re.escape(n) for n in sorted(CITATIONS, key=len, reverse=True)))
+
+
+def link_citations(app, doctree, docname):
+    """In a chapter, each name of a cited work links to its entry on the references page."""
+    from docutils import nodes
+
+    if not docname.startswith("notebooks/"):
+        return
+    skip = (nodes.reference, nodes.literal, nodes.literal_block, nodes.math, nodes.title,
+            nodes.raw, nodes.FixedTextElement)
+    for text in list(doctree.findall(nodes.Text)):
+        parent = text.parent
+        if parent is None or isinstance(parent, skip) or not _CITED.search(text.astext()):
+            continue
+        pieces, last, source = [], 0, text.astext()
+        for match in _CITED.finditer(source):
+            pieces.append(nodes.Text(source[last:match.start()]))
+            pieces.append(nodes.reference(
+                match.group(0), match.group(0), internal=True, classes=["dpnn-citation"],
+                refuri=f"../references.html#cite-{CITATIONS[match.group(0)]}"))
+            last = match.end()
+        pieces.append(nodes.Text(source[last:]))
+        parent.replace(text, [p for p in pieces if not isinstance(p, nodes.Text) or p.astext()])
+
+
 def setup(app):
     app.connect("doctree-resolved", add_alt_text)
     app.connect("doctree-resolved", link_chapters)
+    app.connect("doctree-resolved", link_citations)
 
 # pydata-sphinx-theme reads the colour mode from the page; without a default it logs a console error
 # ("Got invalid theme mode") on pages opened from disk.

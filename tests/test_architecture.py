@@ -31,7 +31,8 @@ LAYERS = [
     ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand",
                          "dpnn.adversary"]),
     ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
-    ("tools", ["dpnn.run", "dpnn.book", "dpnn.student", "dpnn"]),
+    ("tools", ["dpnn.parameters", "dpnn.run", "dpnn.lab", "dpnn.book", "dpnn.student",
+               "dpnn"]),
 ]
 
 

@@ -21,6 +21,8 @@ from dpnn import book
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 RAW_TEX = re.compile(r"(?<![\\$\w])\$(?!\s)[^$\n]{1,200}(?<!\s)\$(?!\w)|\\\(|\\\[")
 
+pytestmark = pytest.mark.browser  # chromium; not part of make unit
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
@@ -214,3 +216,119 @@ def test_collapse_solutions_marks_code_and_wraps_prose():
     assert "### Solution" not in out.cells[0].source and out.cells[0].source.endswith("</details>")
     assert out.cells[1].metadata["tags"] == ["solution", "hide-cell"] and "tags" not in out.cells[2].metadata
     assert nb.cells[0].source.startswith("### Solution"), "the notebook itself is not changed"
+
+
+def test_every_chapter_offers_its_notebook_for_download(site):
+    # Old book: the theme's download button was switched off.
+    from dpnn.run import notebook_paths, repository_root
+
+    for path in notebook_paths(repository_root()):
+        links = [h for h in _parse(site / "notebooks" / f"{path.stem}.html").hrefs
+                 if h.endswith(".ipynb") and "_sources" in h]
+        assert links == [f"../_sources/notebooks/{path.name}"], (path.stem, links)
+        assert (site / "_sources" / "notebooks" / path.name).read_bytes() == path.read_bytes()
+
+
+def test_the_references_give_each_work_an_address_and_the_chapters_link_to_them(site):
+    # Old book: 5 entries, the SimRand post "n.d." without author or address, no chapter links.
+    import re as regex
+
+    references = (site / "references.html").read_text()
+    bib = (book.repository_root() / "book" / "references.bib").read_text()
+    keys = regex.findall(r"^@\w+\{(\w+),", bib, regex.M)
+    assert len(keys) >= 30
+    for key in keys:
+        entry = regex.search(rf'id="cite-{key}"(.*?)</(div|dd|li)>', references, regex.S)
+        assert entry, f"{key} is not on the references page"
+        assert regex.search(r'href="https://(doi\.org/|[^"]+)"', entry.group(1)), \
+            f"{key} has no DOI or address"
+    simrand = regex.search(r'id="cite-simrand"(.*?)</(div|dd|li)>', references, regex.S).group(1)
+    assert "IT Minds" in simrand and "dev.to/itminds" in simrand and "n.d." not in simrand
+    linked = set()
+    for page in (site / "notebooks").glob("*.html"):
+        linked |= set(regex.findall(r'href="\.\./references\.html#cite-(\w+)"', page.read_text()))
+    assert {"dwork2014", "andres2013", "kairouz2015", "charikar2002", "balle2018gaussian",
+            "dong2020", "gursoy2017", "liang2023"} <= linked
+    assert linked <= set(keys)
+
+
+def _search(browser, url: str) -> dict:
+    problems = []
+    page = browser.new_page()
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto(url)
+    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 "
+                           "&& !document.querySelector('#search-results .spinner')", timeout=30_000)
+    page.wait_for_timeout(1500)  # snippets arrive after the titles
+    found = page.evaluate("""() => ({
+        results: document.querySelectorAll('#search-results li').length,
+        snippets: document.querySelectorAll('#search-results li p.context').length})""")
+    page.close()
+    return {**found, "problems": problems}
+
+
+def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(site, browser):
+    # Old book: from disk, one CORS "Failed to fetch" console error per result.
+    query = "search.html?q=geo-indistinguishability"
+    from_disk = _search(browser, (site / "search.html").as_uri() + query[len("search.html"):])
+    assert from_disk["results"] >= 3 and not from_disk["problems"], from_disk
+    import threading
+
+    with book.make_server(site, 0) as server:  # what make book-serve runs, on a free port
+        assert server.server_address[0] == "127.0.0.1"
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        served = _search(browser, f"http://127.0.0.1:{server.server_address[1]}/{query}")
+        server.shutdown()
+    assert served["results"] >= 3 and served["snippets"] >= 3 and not served["problems"], served
+
+
+def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(site, browser):
+    # Old book: `# NBVAL_CHECK_OUTPUT` markers and long assert cells shown in every chapter.
+    import nbformat
+
+    assert book._is_assert_cell("# c\nassert x\nassert y\nprint(z)")
+    assert not book._is_assert_cell("x = 1\ny = 2\nassert x")
+    stored = nbformat.read(book.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4)
+    collapsed = book.collapse_checks(stored)
+    assert any("hide-input" in c.metadata.get("tags", []) for c in collapsed.cells)
+    assert not any("hide-input" in c.metadata.get("tags", []) for c in stored.cells)
+    for name in ("05_dptt_basic", "13_after_the_thesis"):
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        page.goto((site / "notebooks" / f"{name}.html").as_uri())
+        shown = page.evaluate("""() => [...document.querySelectorAll('pre')]
+            .filter(p => p.checkVisibility() && (p.innerText.includes('NBVAL_CHECK_OUTPUT')
+                     || /^\\s*assert /m.test(p.innerText) && p.closest('.cell_input')))
+            .map(p => p.innerText.slice(0, 60))""")
+        page.close()
+        assert not shown, (name, shown)
+
+
+def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
+    """Each "Name et al." and "A and B (year)" in a notebook's text is a key of the book's
+    citation table, whose entries are all in references.bib."""
+    import importlib.util
+    import re as regex
+
+    import nbformat
+
+    from dpnn.run import notebook_paths
+
+    root = book.repository_root()
+    spec = importlib.util.spec_from_file_location("book_conf", root / "book" / "conf.py")
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    keys = set(regex.findall(r"^@\w+\{(\w+),", (root / "book" / "references.bib").read_text(),
+                             regex.M))
+    assert set(conf.CITATIONS.values()) <= keys
+    name = r"[A-Z][a-zà-ÿ]+"
+    cited = regex.compile(rf"\b{name}(?:(?:, | and |–){name})* et al\.|"
+                          rf"\b{name}(?:, {name})* and {name}(?= \(?(?:[A-Z]+ )?(?:19|20)\d\d)")
+    missing = {}
+    for path in notebook_paths(root):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type == "markdown":
+                for found in cited.findall(cell.source):
+                    if found not in conf.CITATIONS:
+                        missing.setdefault(found, set()).add(path.stem[:2])
+    assert not missing, missing

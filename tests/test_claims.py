@@ -355,7 +355,7 @@ def empty_tables():
             "switch_table": switch_table,
             "knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
             "communication": communication, "n_main": 1000,
-            "schedules": schedules, "kd_table": kd_table}
+            "schedules": schedules, "kd_table": kd_table, **gursoy_tables()}
 
 
 @pytest.mark.parametrize("notebook", sorted(claims.REGISTRY))
@@ -619,3 +619,179 @@ def test_no_notebook_types_a_verdict(path):
         assert found, f"{path.stem} types no verdict: drop it from the allow-list"
         return
     assert not found, f"verdicts typed in {path.name} (use dpnn.claims): {found}"
+
+
+# --- Gursoy et al. (notebook 09): comparisons over cross-validation folds ------------
+
+GURSOY = "09_dp_knn_classification"
+WOBBLE = np.array([0.0, 0.01, -0.01, 0.02, -0.02])  # per-fold spread, mean zero
+
+
+def fold_rows(means: dict, **setting) -> list[dict]:
+    """One row per fold and method: ``means[method]`` plus the fold's wobble for the
+    first method named (so the differences vary between folds)."""
+    first = next(iter(means))
+    return [setting | {"fold": f, "repeat": 0, "method": m,
+                       "accuracy": v + (WOBBLE[f] if m == first else 0.0)}
+            for f in range(5) for m, v in means.items()]
+
+
+def gursoy_tables(**tables):
+    empty = {"rn_table": pd.DataFrame(columns=["dataset", "epsilon", "n_test", "fold",
+                                               "repeat", "method", "accuracy"]),
+             "conversion_table": pd.DataFrame(columns=["dataset", "epsilon_hat", "fold",
+                                                       "repeat", "method", "avre",
+                                                       "rmse"]),
+             "knn_table": pd.DataFrame(columns=["dataset", "epsilon", "k", "fold",
+                                                "repeat", "method", "accuracy"]),
+             "other_table": pd.DataFrame(columns=["dataset", "epsilon", "fold",
+                                                  "repeat", "method", "accuracy"]),
+             "chance": {"low": 0.5, "high": 0.5}, "dimensions": {"low": 2, "high": 30}}
+    return empty | tables
+
+
+def gursoy_claim(figure):
+    for claim, key in zip(claims.claims_of(GURSOY), claims.ledger._ids(
+            [c.figure for c in claims.claims_of(GURSOY)])):
+        if key == figure:
+            return claim.judge
+    raise KeyError(figure)
+
+
+def rn(gap, level=0.5):
+    rows = [r for name in ("low", "high") for eps in (0.5, 1.0)
+            for r in fold_rows({"proposed": level + gap, "baseline": level,
+                                "non-private": 0.9}, dataset=name, epsilon=eps,
+                               n_test=25)]
+    return pd.DataFrame(rows)
+
+
+def test_gursoy_outperforms_flips_and_is_not_comparable_at_the_floor():
+    judge = gursoy_claim("Figs. 7-9a")
+    assert judge(gursoy_tables(rn_table=rn(0.2))).word == claims.AGREES
+    assert judge(gursoy_tables(rn_table=rn(-0.2))).word == claims.DIFFERS
+    assert judge(gursoy_tables(rn_table=rn(0.01, level=0.02))).word == \
+        claims.NOT_COMPARABLE  # both at the floor
+    assert judge(gursoy_tables(rn_table=rn(0.01, level=0.96))).word == \
+        claims.NOT_COMPARABLE  # both at the ceiling
+
+
+def test_gursoy_comparison_uses_the_corrected_test_not_the_paired_one():
+    # d = (0.1, 0.2, 0, 0.3, 0.15): the plain paired t-test gives t = 3, p = 0.040;
+    # Nadeau and Bengio's correction (n_test / n_train = 1/4) gives t = 2, p = 0.116
+    d = [0.1, 0.2, 0.0, 0.3, 0.15]
+    rows = [{"dataset": "low", "epsilon": 1.0, "n_test": 25, "fold": f, "repeat": 0,
+             "method": m, "accuracy": 0.5 + (d[f] if m == "proposed" else 0)}
+            for f in range(5) for m in ("proposed", "baseline")]
+    assert stats.ttest_1samp(d, 0).pvalue < 0.05
+    verdict = gursoy_claim("Figs. 7-9a")(gursoy_tables(rn_table=pd.DataFrame(rows)))
+    assert verdict.word == claims.DIFFERS and "t 2.00, Holm p 0.116" in verdict.numbers
+
+
+def test_gursoy_loss_claim_flips():
+    judge = gursoy_claim("Figs. 7-9b")
+    good = rn(0.0)  # non-private 0.9; proposed 0.83 (loss 0.07), baseline 0.725 (2.5x)
+    good.loc[good.method == "proposed", "accuracy"] += 0.33
+    good.loc[good.method == "baseline", "accuracy"] += 0.225
+    verdict = judge(gursoy_tables(rn_table=good))
+    assert verdict.why.startswith(f"proposed loses 5-10% {claims.AGREES} (holds on high, "
+                                  f"low); baseline loss doubled or tripled "
+                                  f"{claims.AGREES}")
+    bad = rn(0.0)  # proposed and baseline both lose 0.4
+    parts = judge(gursoy_tables(rn_table=bad)).why
+    assert f"proposed loses 5-10% {claims.DIFFERS}" in parts
+    assert f"baseline loss doubled or tripled {claims.DIFFERS}" in parts
+
+
+def conversion(low_better: str, avre_low: float = 15.0):
+    other = {"interactive": "non-interactive", "non-interactive": "interactive"}
+    rows = []
+    for name in ("low", "high"):
+        for eps in (0.5, 1.0, 2.0):
+            for f in range(5):
+                for m in ("interactive", "non-interactive"):
+                    best = low_better if name == "low" else other[low_better]
+                    avre = (avre_low if m == best else 60.0) + WOBBLE[f] * 100
+                    rows.append({"dataset": name, "epsilon_hat": eps, "fold": f,
+                                 "repeat": 0, "method": m, "avre": avre, "rmse": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_gursoy_conversion_claims_flip():
+    right = gursoy_tables(conversion_table=conversion("non-interactive"))
+    wrong = gursoy_tables(conversion_table=conversion("interactive"))
+    for figure in ("Fig. 10a", "Fig. 10b"):
+        assert gursoy_claim(figure)(right).word == claims.AGREES
+        assert gursoy_claim(figure)(wrong).word == claims.DIFFERS
+    judge = gursoy_claim("Fig. 10c")
+    assert judge(right).word == claims.AGREES  # 15% at ε̂ = 1
+    assert judge(gursoy_tables(conversion_table=conversion(
+        "non-interactive", avre_low=45.0))).word == claims.DIFFERS
+
+
+def rmse_sweep(low_slope, high_slope=0.5, budgets=(0.01, 0.05, 0.1, 0.5)):
+    rows, log_rmse = [], 0.0
+    values = {budgets[-1]: 0.0}
+    for lo, hi in reversed(list(zip(budgets[:-1], budgets[1:]))):
+        slope = low_slope if lo <= 0.05 else high_slope
+        log_rmse += slope * np.log(hi / lo)
+        values[lo] = log_rmse
+    for eps, v in values.items():
+        for f in range(5):
+            rows.append({"dataset": "low", "epsilon_hat": eps, "fold": f, "repeat": 0,
+                         "method": "interactive", "avre": 10.0,
+                         "rmse": float(np.exp(v + 0.002 * f * (eps == budgets[0])))})
+    return pd.DataFrame(rows)
+
+
+def test_gursoy_superlinear_rmse_is_judged_on_every_step():
+    judge = gursoy_claim("Fig. 11")
+    assert judge(gursoy_tables(conversion_table=rmse_sweep(2.0))).word == claims.AGREES
+    assert judge(gursoy_tables(conversion_table=rmse_sweep(0.5))).word == claims.PARTLY
+    reversed_ = judge(gursoy_tables(conversion_table=rmse_sweep(0.5, 2.0)))
+    assert reversed_.word == claims.DIFFERS
+    flat_ = rmse_sweep(0.0, 0.0).assign(rmse=5.0)  # the radius at the diameter
+    assert judge(gursoy_tables(conversion_table=flat_)).word == claims.NOT_COMPARABLE
+
+
+def knn(excess, privbayes_gap=0.0):
+    rows = [r for name in ("low", "high") for eps in (1.0, 2.0) for k in (1, 5)
+            for r in fold_rows({"private-NONINT": 0.7 + privbayes_gap,
+                                "private-INT": 0.7 + privbayes_gap,
+                                "PrivBayes": 0.7, "baseline": 0.5 + excess},
+                               dataset=name, epsilon=eps, k=k)]
+    return pd.DataFrame(rows)
+
+
+def test_gursoy_knn_claims_flip():
+    poor, beats = gursoy_claim("Figs. 12-14a"), gursoy_claim("Figs. 12-14b")
+    assert poor(gursoy_tables(knn_table=knn(0.02))).word == claims.AGREES
+    assert poor(gursoy_tables(knn_table=knn(0.40))).word == claims.DIFFERS
+    assert beats(gursoy_tables(knn_table=knn(0.0, 0.2))).word == claims.AGREES
+    assert beats(gursoy_tables(knn_table=knn(0.0, -0.2))).word == claims.DIFFERS
+
+
+def test_gursoy_other_classifiers_claim_flips():
+    judge = gursoy_claim("Fig. 15")
+    table = lambda gap: pd.DataFrame([r for eps in (0.5, 1.0) for r in fold_rows(
+        {"private k-NN (ours)": 0.6 + gap, "DP logistic regression": 0.6},
+        dataset="low", epsilon=eps)])
+    assert judge(gursoy_tables(other_table=table(0.2))).word == claims.AGREES
+    assert judge(gursoy_tables(other_table=table(-0.2))).word == claims.DIFFERS
+    assert judge(gursoy_tables(other_table=table(0.0))).word == claims.PARTLY
+
+
+def test_gursoy_value_bands_use_the_corrected_standard_error():
+    # loss 0.115 per fold ± 0.9 x wobble (s = 0.0142): the corrected standard error
+    # sqrt((1/5 + 1/4) s^2) = 0.0095 puts the band's 0.10 within two of them (0.019),
+    # the plain s / sqrt(5) = 0.0064 would not (0.0127 < 0.015)
+    rows = [{"dataset": "low", "epsilon": 1.0, "n_test": 25, "fold": f, "repeat": 0,
+             "method": m, "accuracy": a}
+            for f in range(5) for m, a in (("non-private", 0.9),
+                                           ("proposed", 0.785 - 0.9 * WOBBLE[f]),
+                                           ("baseline", 0.6))]
+    s = np.std(0.9 * WOBBLE, ddof=1)
+    assert 2 * s / np.sqrt(5) < 0.015 <= 2 * s * np.sqrt(1 / 5 + 1 / 4)
+    verdict = gursoy_claim("Figs. 7-9b")(gursoy_tables(rn_table=pd.DataFrame(rows)))
+    assert verdict.why.startswith(f"proposed loses 5-10% {claims.AGREES}")
+    assert "low: 0.115 ± 0.010" in verdict.numbers

@@ -45,3 +45,19 @@ def test_only_the_official_diffprivlib_is_pinned_and_installed():
         metadata.distribution("diffprivlib-fix")
     official = metadata.distribution("diffprivlib")
     assert "ibm.com" in official.metadata["Author-email"] and official.version == "0.6.6"
+
+
+def test_python_3_11_to_3_13_are_supported_and_ci_runs_3_13():
+    """pyproject, environment.yml and CI agree: 3.11, 3.12 and 3.13 (make picks 3.11 first)."""
+    import re
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["requires-python"] == ">=3.11,<3.14"
+    environment = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert "python>=3.11,<3.14" in environment["dependencies"]
+    makefile = (ROOT / "Makefile").read_text()
+    assert re.search(r"^PYTHON \?= .*for p in python3\.11 python3;", makefile, re.M)
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test\n" in ci and 'make unit PYTHON="$python313" VENV=.venv313' in ci
+    assert ".venv313/" in (ROOT / ".gitignore").read_text().split()

@@ -104,3 +104,46 @@ def test_dptt_figure_shows_the_decisions_up_to_the_step():
     assert len(bars) == 4 and len(grey) == 2
     assert "step 2 of 4" in fig.axes[1].get_title()
     assert "released" in explorers.dptt_figure(n_points=16).axes[1].get_title()
+
+
+SHOWN = [  # control description: (value set, what the slider's d3 readout shows)
+    ("explore_laplace", "laplace_figure", {"ε": (0.1122, "0.11"), "Δf": (2.5, "2.5")}),
+    ("explore_composition", "composition_figure",
+     {"ε per step": (0.0126, "0.013"), "δ": (1e-7, "1e-7"), "k max": (250, "250")}),
+    ("explore_planar_laplace", "planar_laplace_figure", {"ε*": (3.162, "3.16"), "r (m)": (750, "750")}),
+    ("explore_dptt", "dptt_figure", {"ε per step": (0.5623, "0.56"), "query": (12.5, "12.5"),
+                                     "seed": (7, "7")}),
+]
+
+
+@pytest.mark.parametrize("explore, figure, shown", SHOWN)
+def test_the_figure_title_shows_what_the_controls_show(monkeypatch, explore, figure, shown):
+    # Old explorers: titles used .3g and .4g while sliders showed .2f or d3's .3g (0.00000100 for δ).
+    drawn = []
+    original = getattr(explorers, figure)
+    monkeypatch.setattr(explorers, figure, lambda **kw: drawn.append(original(**kw)) or drawn[-1])
+    box = getattr(explorers, explore)(live=True)
+    controls = {c.description: c for c in box.children[0].children}
+    for description, (value, text) in shown.items():
+        controls[description].value = value
+        titles = " ".join(ax.get_title() for ax in drawn[-1].axes)
+        assert text in titles, (description, text, titles)
+        assert explorers.readout(controls[description].value, controls[description].readout_format) == text
+    matplotlib.pyplot.close("all")
+
+
+def test_the_controls_are_laid_out_in_rows_of_wide_sliders():
+    # Old explorers: one HBox row; at 1366 px notebook 05's five sliders were 7 px wide each.
+    import ipywidgets
+
+    for explore in (explorers.explore_laplace, explorers.explore_composition,
+                    explorers.explore_planar_laplace, explorers.explore_dptt):
+        grid = explore(live=True).children[0]
+        assert isinstance(grid, ipywidgets.GridBox)
+        assert "auto-fill" in grid.layout.grid_template_columns
+        for control in grid.children:
+            assert control.layout.width == f"{explorers.CONTROL_WIDTH}px"
+            if isinstance(control, ipywidgets.widgets.widget_float._Float | ipywidgets.IntSlider):
+                assert control.continuous_update is False
+    assert explorers.CONTROL_WIDTH - 110 - 90 >= 200  # description, readout: a track of >= 200 px
+    matplotlib.pyplot.close("all")

@@ -29,7 +29,7 @@ def project(root, monkeypatch, *code, name="50_probe", parameters="x: int = 1  #
 def test_a_run_with_parameters_never_writes_the_committed_figures(tmp_path, monkeypatch):
     # Old runner: `-p` runs of the default profile wrote figures/ (the README's own example did).
     project(tmp_path, monkeypatch, SAVE_FIGURE)
-    runner.run("default", [], {"x": 2})
+    runner.run("default", ["50"], {"x": 2})
     assert not (tmp_path / "figures").exists()
     assert (tmp_path / "build" / "default" / "figures" / "probe.png").exists()
     runner.run("ci", [], {})
@@ -58,7 +58,7 @@ def test_a_failed_run_keeps_the_last_good_copy_and_moves_no_figure(tmp_path, mon
     runner.run("ci", [], {}, output_dir=out, figures_dir=figures)
     good, good_figure = (out / path.name).read_bytes(), (figures / "probe.png").read_bytes()
     with pytest.raises(runner.RunError, match="last good copy"):
-        runner.run("ci", [], {"x": 9}, output_dir=out, figures_dir=figures)
+        runner.run("ci", ["50"], {"x": 9}, output_dir=out, figures_dir=figures)
     assert (out / path.name).read_bytes() == good  # not overwritten by the failed run
     assert (figures / "probe.png").read_bytes() == good_figure  # the failed run's figure was not moved in
     leftovers = [p for p in tmp_path.rglob("*") if ".partial" in p.name or ".staging" in p.parts]
@@ -70,17 +70,17 @@ def test_values_are_checked_against_the_annotated_types_before_any_kernel_starts
     monkeypatch.setattr(runner.papermill, "execute_notebook",
                         lambda *a, **k: pytest.fail("a kernel was started for a bad value"))
     with pytest.raises(runner.RunError, match=r"parameter 'e' of 50_probe is a float; got 'abc'"):
-        runner.run("ci", [], {"e": runner.parse_value("abc")})
-    with pytest.raises(runner.RunError, match=r"parameter 'x' of 50_probe is a int; got 10.5"):
-        runner.run("ci", [], {"x": 10.5})
+        runner.run("ci", ["50"], {"e": runner.parse_value("abc")})
+    with pytest.raises(runner.RunError, match=r"parameter 'x' of 50_probe is an int; got 10.5"):
+        runner.run("ci", ["50"], {"x": 10.5})
     with pytest.raises(runner.RunError, match=r"unknown parameter\(s\) \['n'\] for notebook\(s\) \['50_probe'\]"):
-        runner.run("ci", [], {"n": 1})
+        runner.run("ci", ["50"], {"n": 1})
 
 
 def test_an_int_parameter_given_as_1e4_is_the_int_10000(tmp_path, monkeypatch):
     # Old runner: passed the float 10000.0, which failed inside the notebook (e.g. as an array size).
     project(tmp_path, monkeypatch, "import numpy as np\nassert isinstance(x, int)\nz = np.zeros(x)")
-    executed = runner.run("ci", [], {"x": runner.parse_value("1e4")}, output_dir=tmp_path / "out")
+    executed = runner.run("ci", ["50"], {"x": runner.parse_value("1e4")}, output_dir=tmp_path / "out")
     injected = [c for c in nbformat.read(executed[0], as_version=4).cells
                 if "injected-parameters" in c.metadata.get("tags", [])]
     assert "x = 10000\n" in injected[0].source + "\n"
@@ -131,7 +131,61 @@ def test_the_ci_profile_draws_drafts_without_inline_figures(tmp_path, monkeypatc
     assert ci.cells[2].outputs[0]["text"].strip() == "agg 1"
     assert not any(o.get("output_type") == "display_data" for c in ci.cells for o in c.get("outputs", []))
     assert (tmp_path / "build" / "ci" / "figures" / "probe.png").exists()
-    default = nbformat.read(runner.run("default", [], {"x": 2}, output_dir=tmp_path / "d")[0], as_version=4)
+    default = nbformat.read(runner.run("default", ["50"], {"x": 2}, output_dir=tmp_path / "d")[0], as_version=4)
     backend, draft = default.cells[3 if "injected-parameters" in default.cells[2].metadata.get("tags", []) else 2] \
         .outputs[0]["text"].split()
     assert backend != "agg" and draft == "None"  # other profiles draw full figures, shown inline
+
+
+def test_a_notebook_is_named_by_its_number_or_a_unique_prefix(tmp_path, monkeypatch, capsys):
+    # Old runner: `05` was refused ("unknown notebook(s) ['05']"), as the seminar guide wrote it.
+    project(tmp_path, monkeypatch, "y = x")
+    nbformat.write(nbformat.read(tmp_path / "notebooks" / "50_probe.ipynb", as_version=4),
+                   tmp_path / "notebooks" / "51_other.ipynb")
+    monkeypatch.setattr(runner.papermill, "execute_notebook",
+                        lambda *a, **k: pytest.fail("a dry run started a kernel"))
+    for given in ("50", "50_pr", "50_probe", "notebooks/50_probe.ipynb"):
+        runner.run("ci", [given], {"x": 3}, dry_run=True)
+        assert "would run 50_probe under ci with {'x': 3}" in capsys.readouterr().out
+    with pytest.raises(runner.RunError, match=r"ambiguous notebook '5' \(it matches \['50_probe', '51_other'\]\)"):
+        runner.run("ci", ["5"], {}, dry_run=True)
+    with pytest.raises(runner.RunError, match=r"unknown notebook '52' \(it matches none\)"):
+        runner.run("ci", ["52"], {}, dry_run=True)
+
+
+def test_a_parameter_without_a_notebook_needs_all(tmp_path, monkeypatch, capsys):
+    # Old runner: `-p x 3` with no notebook silently ran every notebook.
+    project(tmp_path, monkeypatch, "y = x")
+    with pytest.raises(runner.RunError, match="name the notebook"):
+        runner.run("ci", [], {"x": 3}, dry_run=True)
+    assert runner.main(["--profile", "ci", "-p", "x", "3", "--dry-run"]) == 2
+    assert "--all" in capsys.readouterr().err
+    assert runner.main(["--profile", "ci", "--all", "-p", "x", "3", "--dry-run"]) == 0
+    assert "would run 50_probe under ci with {'x': 3}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name, value, allowed", [
+    ("epsilon", "0", "finite and > 0"), ("epsilon", "-1", "finite and > 0"),
+    ("epsilon", "inf", "finite and > 0"), ("epsilon", "nan", "finite and > 0"),
+    ("step_epsilons", "[1, -2]", "finite and > 0"), ("rho_fixed", "0", "finite and > 0"),
+    ("delta", "1", r"in \(0, 1\)"), ("median_delta", "0", r"in \(0, 1\)"),
+])
+def test_budgets_out_of_range_are_refused_before_any_kernel_starts(
+        tmp_path, monkeypatch, name, value, allowed):
+    # Old runner: `-p epsilon 0` passed the type check and failed 11-16 s later in the kernel.
+    kind = "list" if value.startswith("[") else "float"
+    project(tmp_path, monkeypatch, "y = 1", parameters=f"{name}: {kind} = {'[1.0]' if kind == 'list' else 0.5}")
+    monkeypatch.setattr(runner.papermill, "execute_notebook",
+                        lambda *a, **k: pytest.fail("a kernel was started for a bad value"))
+    with pytest.raises(runner.RunError, match=rf"parameter '{name}' of 50_probe must be {allowed}"):
+        runner.run("ci", ["50"], {name: runner.parse_value(value)})
+
+
+def test_every_notebook_default_and_profile_value_is_in_range():
+    root = runner.repository_root()
+    profiles = runner.load_profiles(root)
+    for path in runner.notebook_paths(root):
+        values = [runner.notebook_defaults(path)] + [p.get(path.stem, {}) for p in profiles.values()]
+        for given in values:
+            for name, value in given.items():
+                runner.check_range(value, name, path.stem)  # raises on a value out of range

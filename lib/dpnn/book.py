@@ -9,8 +9,12 @@ open ``index.html``. Nothing is fetched from the network, at build time or when 
 
 Exercise solutions (cells tagged ``solution``, see :mod:`dpnn.student`) are collapsed behind a
 toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the ``### Solution``
-markdown becomes a closed ``<details>`` element. The seminar guide ``docs/seminar.md`` is copied in
-as a page of the book.
+markdown becomes a closed ``<details>`` element. Check cells are collapsed too
+(:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT`` code and the
+assertions are behind a toggle. The seminar guide ``docs/seminar.md`` is copied in
+as a page of the book. Each chapter's download button gives its notebook as stored in
+``notebooks/``. Opened from disk, search lists the matching pages; ``--serve`` (``make
+book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
 """
 
 from __future__ import annotations
@@ -47,6 +51,34 @@ def collapse_solutions(nb):
     return nb
 
 
+def _is_assert_cell(source: str) -> bool:
+    """A code cell at least half of whose statement lines are ``assert``s."""
+    lines = [line.strip() for line in source.splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    return bool(lines) and 2 * sum(line.startswith("assert") for line in lines) >= len(lines)
+
+
+def collapse_checks(nb):
+    """A copy of ``nb`` whose check cells the book shows collapsed: nbval still runs them.
+
+    The ``# NBVAL_CHECK_OUTPUT`` cell keeps its printed numbers in view and hides its code
+    (myst-nb's ``hide-input``); a cell of assertions is collapsed whole (``hide-cell``).
+    The notebooks themselves are not changed.
+    """
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if cell.cell_type != "code" or "solution" in tags:
+            continue
+        if cell.source.lstrip().startswith("# NBVAL_CHECK_OUTPUT"):
+            cell.metadata["tags"] = [*tags, "hide-input"]
+        elif _is_assert_cell(cell.source):
+            cell.metadata["tags"] = [*tags, "hide-cell"]
+            cell.metadata["mystnb"] = {"code_prompt_show": "Show the checks (assertions)",
+                                       "code_prompt_hide": "Hide the checks"}
+    return nb
+
+
 def _seminar_page(text: str) -> str:
     """``docs/seminar.md`` as a page at the book's root: links to notebooks point to their chapters."""
     return text.replace("](../notebooks/", "](notebooks/")
@@ -64,23 +96,56 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
     for path in (root / "book").iterdir():
         if path.is_file():
             shutil.copy2(path, source / path.name)
+        elif path.is_dir() and not path.name.startswith((".", "_build")):
+            shutil.copytree(path, source / path.name)
     for path in notebook_paths(root):
-        nbformat.write(collapse_solutions(nbformat.read(path, as_version=4)), source / "notebooks" / path.name)
+        nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
+        nbformat.write(nb, source / "notebooks" / path.name)
     guide = root / "docs" / "seminar.md"
     if guide.exists():
         (source / "seminar.md").write_text(_seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8")
     status = build_main(["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)])
     if status:
         raise RuntimeError(f"sphinx-build failed with status {status} (warnings are errors)")
+    for path in notebook_paths(root):  # the download button gives the notebook as stored
+        shutil.copyfile(path, out / "_sources" / "notebooks" / path.name)
     return out
+
+
+def make_server(folder: Path, port: int = 8000):
+    """An HTTP server of ``folder`` bound to 127.0.0.1 only (``port`` 0: any free port)."""
+    import functools
+    import http.server
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    handler = functools.partial(Quiet, directory=str(folder))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def serve(folder: Path, port: int = 8000) -> None:
+    """Serve the built book on http://127.0.0.1:``port`` (search then shows snippets)."""
+    with make_server(folder, port) as server:
+        print(f"book: http://127.0.0.1:{server.server_address[1]}/index.html (Ctrl-C stops)")
+        try:
+            server.serve_forever()
+        except KeyboardInterrupt:
+            pass
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpnn.book", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="where the HTML goes (default build/book/html)")
+    parser.add_argument("--serve", action="store_true",
+                        help="after building, serve it on 127.0.0.1 (search with snippets)")
+    parser.add_argument("--port", type=int, default=8000, help="the port of --serve (8000)")
     args = parser.parse_args(argv)
     out = build(args.out)
     print(f"book: open {out / 'index.html'}")
+    if args.serve:
+        serve(out, args.port)
     return 0
 
 

@@ -7,6 +7,11 @@ Python session) it draws the figure of its default state once and creates no wid
 stored outputs hold a static PNG and no widget state, and nothing fails without a front end.
 ``live=True`` or ``live=False`` forces either mode.
 
+Laid out for a 1366 x 768 laptop screen: the controls sit in rows of a grid, each
+:data:`CONTROL_WIDTH` px wide, so every slider's track is at least 200 px and its readout is
+never cut; a slider redraws when released. Each figure's title prints the controls' values
+with the readout's own format (:func:`readout`), so title and controls always agree.
+
 | explorer | notebook | what moves |
 | --- | --- | --- |
 | :func:`explore_laplace` | 01 | epsilon: the two neighbouring datasets' Laplace output densities and their log-ratio |
@@ -18,6 +23,7 @@ stored outputs hold a static PNG and no widget state, and nothing fails without 
 from __future__ import annotations
 
 import os
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -62,6 +68,41 @@ def _show(fig) -> None:
         plt.close(fig)
 
 
+#: Width of one control in px: a 110 px description, a track of at least 200 px, the readout.
+CONTROL_WIDTH = 420
+DESCRIPTION_WIDTH = "110px"
+
+
+def readout(value, fmt: str) -> str:
+    """``value`` as a slider shows it with ``readout_format`` ``fmt`` (d3-format's ``.Nf``,
+    ``.Ne`` and ``d``), so a figure's title prints what the controls show."""
+    if fmt == "d":
+        return f"{int(value)}"
+    text = format(float(value), fmt)
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", text) if fmt.endswith("e") else text
+
+
+def _slider(kind: str, description: str, fmt: str, **options):
+    """One ipywidgets slider of the explorers' layout, redrawing on release."""
+    import ipywidgets as widgets
+
+    return getattr(widgets, kind)(description=description, readout_format=fmt,
+                                  continuous_update=False, **options)
+
+
+def _controls_grid(controls: dict):
+    """The controls in rows: a grid of :data:`CONTROL_WIDTH` px cells that wraps."""
+    import ipywidgets as widgets
+
+    for control in controls.values():
+        control.layout = widgets.Layout(width=f"{CONTROL_WIDTH}px")
+        control.style.description_width = DESCRIPTION_WIDTH
+    columns = f"repeat(auto-fill, {CONTROL_WIDTH}px)"
+    return widgets.GridBox(list(controls.values()),
+                           layout=widgets.Layout(grid_template_columns=columns,
+                                                 grid_gap="4px 16px", width="100%"))
+
+
 def _explore(draw, controls: dict, defaults: dict, live):
     """Static figure of ``draw(**defaults)``, or sliders (``controls``: name -> widget) that redraw it."""
     if live is None:
@@ -87,7 +128,7 @@ def _explore(draw, controls: dict, defaults: dict, live):
     for control in controls.values():
         control.observe(redraw, names="value")
     redraw()
-    box = widgets.VBox([widgets.HBox(list(controls.values())), output])
+    box = widgets.VBox([_controls_grid(controls), output])
     display(box)
     return box
 
@@ -108,7 +149,8 @@ def laplace_figure(epsilon: float = 1.0, sensitivity: float = 1.0, count: float 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
     axes[0].plot(z, density, label=f"M(D), f(D) = {count:g}")
     axes[0].plot(z, density_neighbour, ls="--", label=f"M(D'), f(D') = {neighbour:g}")
-    axes[0].set(xlabel="released value", ylabel="density", title=f"Laplace, ε = {epsilon:.3g}, Δf = {sensitivity:.3g}")
+    title = f"Laplace, ε = {readout(epsilon, '.2f')}, Δf = {readout(sensitivity, '.1f')}"
+    axes[0].set(xlabel="released value", ylabel="density", title=title)
     axes[0].legend(fontsize="small")
     axes[1].plot(z, loss, color="C2", label="log p_D(z) / p_D'(z)")
     for bound in (epsilon, -epsilon):
@@ -122,10 +164,8 @@ def explore_laplace(epsilon: float = 1.0, sensitivity: float = 1.0, *, live=None
     """Explorer (notebook 01): move epsilon and watch the two densities merge or separate."""
     controls = {}
     if live or (live is None and live_front_end()):
-        import ipywidgets as widgets
-
-        controls = {"epsilon": widgets.FloatLogSlider(min=-2, max=1, step=0.05, description="ε"),
-                    "sensitivity": widgets.FloatSlider(min=0.5, max=5, step=0.5, description="Δf")}
+        controls = {"epsilon": _slider("FloatLogSlider", "ε", ".2f", min=-2, max=1, step=0.05),
+                    "sensitivity": _slider("FloatSlider", "Δf", ".1f", min=0.5, max=5, step=0.5)}
     return _explore(laplace_figure, controls, {"epsilon": epsilon, "sensitivity": sensitivity}, live)
 
 
@@ -155,7 +195,8 @@ def composition_figure(epsilon: float = 0.1, delta: float = 1e-6, k_max: int = 1
     ks = np.unique(np.round(np.logspace(0, np.log10(int(k_max)), 25)).astype(int))
     fig = plots.curves(ks, composition_bounds(epsilon, delta, ks), xlabel="compositions k", ylabel="total ε",
                        logx=True, logy=True, marker=None)
-    fig.axes[0].set_title(f"per-step ε = {epsilon:.3g}, δ = {delta:.3g}")
+    fig.axes[0].set_title(f"per-step ε = {readout(epsilon, '.3f')}, δ = {readout(delta, '.0e')}, "
+                          f"k up to {readout(k_max, 'd')}")
     fig.axes[0].legend(fontsize="x-small")
     return fig
 
@@ -164,11 +205,10 @@ def explore_composition(epsilon: float = 0.1, delta: float = 1e-6, k_max: int = 
     """Explorer (notebook 02): per-step epsilon and delta against the composition bounds."""
     controls = {}
     if live or (live is None and live_front_end()):
-        import ipywidgets as widgets
-
-        controls = {"epsilon": widgets.FloatLogSlider(min=-3, max=1, step=0.1, description="ε per step"),
-                    "delta": widgets.FloatLogSlider(min=-12, max=-2, step=1, description="δ"),
-                    "k_max": widgets.IntSlider(min=10, max=10_000, step=10, description="k max")}
+        controls = {
+            "epsilon": _slider("FloatLogSlider", "ε per step", ".3f", min=-3, max=1, step=0.1),
+            "delta": _slider("FloatLogSlider", "δ", ".0e", min=-12, max=-2, step=1),
+            "k_max": _slider("IntSlider", "k max", "d", min=10, max=10_000, step=10)}
     return _explore(composition_figure, controls, {"epsilon": epsilon, "delta": delta, "k_max": k_max}, live)
 
 
@@ -191,7 +231,8 @@ def planar_laplace_figure(epsilon_star: float = 1.0, radius_m: float = 200.0, n:
         ax.plot(r * np.cos(angle), r * np.sin(angle), color=colour, lw=1.5, label=label)
     reach = 1.05 * max(r for r, _ in circles.values())
     ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xlabel="x (m)", ylabel="y (m)",
-           title=f"ε* = {epsilon_star:.3g} within {radius_m:.4g} m: ε = {epsilon:.3g} per metre")
+           title=f"ε* = {readout(epsilon_star, '.2f')} within {readout(radius_m, '.0f')} m: "
+                 f"ε = {epsilon:.3g} per metre")
     ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     return fig
 
@@ -200,10 +241,8 @@ def explore_planar_laplace(epsilon_star: float = 1.0, radius_m: float = 200.0, *
     """Explorer (notebook 03): the privacy level and radius against the spread of the reports."""
     controls = {}
     if live or (live is None and live_front_end()):
-        import ipywidgets as widgets
-
-        controls = {"epsilon_star": widgets.FloatLogSlider(min=-1, max=2, step=0.05, description="ε*"),
-                    "radius_m": widgets.FloatSlider(min=10, max=5000, step=10, description="r (m)")}
+        controls = {"epsilon_star": _slider("FloatLogSlider", "ε*", ".2f", min=-1, max=2, step=0.05),
+                    "radius_m": _slider("FloatSlider", "r (m)", ".0f", min=10, max=5000, step=10)}
     return _explore(planar_laplace_figure, controls, {"epsilon_star": epsilon_star, "radius_m": radius_m}, live)
 
 
@@ -247,7 +286,8 @@ def dptt_figure(n_points: int = 16, query: float = 37.0, epsilon: float = 10.0, 
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [1.6, 1]})
     plots.tree_diagram(tree, em=[s["node"] for s in decisions[:shown]],
                        released=[trace[-1]["node"]] if done else [], ax=axes[0],
-                       title=f"query {query:.4g}, {utility.upper()}, ε = {epsilon:.3g} per step")
+                       title=f"query {readout(query, '.1f')}, {utility.upper()}, "
+                             f"ε = {readout(epsilon, '.2f')} per step, seed {seed}")
     p_correct = np.array([s["p_right"] if s["correct_bit"] else 1 - s["p_right"] for s in decisions])
     levels = np.arange(len(decisions))
     colours = ["C2" if s["bit"] == s["correct_bit"] else "C3" for s in decisions]
@@ -281,9 +321,10 @@ def explore_dptt(n_points: int = 16, query: float = 37.0, epsilon: float = 10.0,
 
         height = int(np.ceil(np.log2(max(int(n_points), 2))))
         defaults["step"] = height if step is None else step
-        controls = {"step": widgets.IntSlider(min=0, max=height, description="step"),
-                    "epsilon": widgets.FloatLogSlider(min=-1, max=2, step=0.05, description="ε per step"),
-                    "query": widgets.FloatSlider(min=0, max=100, step=0.5, description="query"),
+        controls = {"step": _slider("IntSlider", "step", "d", min=0, max=height),
+                    "epsilon": _slider("FloatLogSlider", "ε per step", ".2f", min=-1, max=2,
+                                       step=0.05),
+                    "query": _slider("FloatSlider", "query", ".1f", min=0, max=100, step=0.5),
                     "utility": widgets.Dropdown(options=["dis", "cmp"], description="utility"),
-                    "seed": widgets.IntSlider(min=0, max=50, description="seed")}
+                    "seed": _slider("IntSlider", "seed", "d", min=0, max=50)}
     return _explore(dptt_figure, controls, defaults, live)

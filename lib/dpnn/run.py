@@ -1,6 +1,16 @@
 """Execute the notebooks through papermill under a parameter profile.
 
-    python -m dpnn.run --profile NAME [NOTEBOOK ...] [-p key value ...]
+    .venv/bin/python -m dpnn.run --profile NAME [NOTEBOOK ...] [-p key value ...]
+
+A notebook is named by its number (``05``), a unique prefix of its name (``05_dptt``),
+its name or its path. ``-p`` needs at least one notebook, or ``--all`` to give the value
+to every notebook that has the parameter. ``--dry-run`` checks everything and says what
+would run, without starting a kernel.
+
+Values are checked before any kernel starts: against the parameter's annotated type, and
+for the ranges the runner knows from a parameter's name: a name containing ``epsilon``
+or starting with ``rho`` is a privacy budget, finite and > 0 (each element, for a
+list); a name equal to ``delta`` or ending in ``_delta`` is in (0, 1).
 
 Profiles live in ``notebooks/profiles.yml``: ``ci`` (seconds), ``default``
 (the seminar size; the stored outputs and committed figures come from it) and
@@ -33,15 +43,21 @@ from pathlib import Path
 
 import nbformat
 import papermill
-import yaml
 from papermill.exceptions import PapermillExecutionError
 from tqdm import tqdm
 
+from dpnn.parameters import (  # noqa: F401  (re-exported: the runner's public names)
+    RunError,
+    check_range,
+    coerce,
+    load_profiles,
+    notebook_defaults,
+    notebook_types,
+    parse_value,
+    resolve_parameters,
+)
+
 KERNEL_NAME = "dpnn"
-
-
-class RunError(Exception):
-    """A profile, notebook or parameter the runner cannot use; the message says why."""
 
 
 def repository_root() -> Path:
@@ -52,75 +68,9 @@ def repository_root() -> Path:
     return root
 
 
-def _numbers(value):
-    """YAML 1.1 reads ``1e3`` as a string; read such strings as the numbers they are."""
-    if isinstance(value, list):
-        return [_numbers(v) for v in value]
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
-
-
-def parse_value(text: str):
-    """A parameter value given on the command line: YAML (``0.5``, ``[1, 2]``, ``true``), numbers as numbers."""
-    return _numbers(yaml.safe_load(text))
-
-
-def load_profiles(root: Path) -> dict:
-    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles.yml``."""
-    with open(root / "notebooks" / "profiles.yml") as handle:
-        profiles = yaml.safe_load(handle) or {}
-    return {name: {nb: {k: _numbers(v) for k, v in (params or {}).items()} for nb, params in (nbs or {}).items()}
-            for name, nbs in profiles.items()}
-
-
 def notebook_paths(root: Path) -> list[Path]:
     """Every numbered notebook, in reading order."""
     return sorted(p for p in (root / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
-
-
-def notebook_defaults(path: Path) -> dict:
-    """The parameters a notebook declares in its ``parameters`` cell, with their defaults."""
-    declared = papermill.inspect_notebook(str(path))
-    return {name: parse_value(info["default"]) for name, info in declared.items()}
-
-
-def notebook_types(path: Path) -> dict:
-    """The annotated type of each parameter (``name: type = value``): ``"int"``, ``"float"``, ..."""
-    return {name: info["inferred_type_name"] for name, info in papermill.inspect_notebook(str(path)).items()}
-
-
-def coerce(value, type_name: str, parameter: str, notebook: str):
-    """``value`` as the parameter's annotated type, or a RunError naming the parameter and its type.
-
-    ``1e4`` is the int 10000 for an int parameter (YAML reads it as a float); an int is
-    a float where a float is asked; anything else that does not fit is refused before
-    any kernel starts.
-    """
-    def refuse():
-        return RunError(f"parameter {parameter!r} of {notebook} is a {type_name}; got {value!r}")
-
-    if type_name == "int":
-        if isinstance(value, bool):
-            raise refuse()
-        if isinstance(value, float) and value.is_integer():
-            return int(value)
-        if not isinstance(value, int):
-            raise refuse()
-    elif type_name == "float":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise refuse()
-        return float(value)
-    elif type_name == "bool" and not isinstance(value, bool):
-        raise refuse()
-    elif type_name == "str" and not isinstance(value, str):
-        raise refuse()
-    elif type_name == "list" and not isinstance(value, list):
-        raise refuse()
-    return value
 
 
 def _figure_names(code: str) -> tuple[set, list]:
@@ -142,6 +92,22 @@ def _figure_names(code: str) -> tuple[set, list]:
                 parts = [re.escape(v.value) if isinstance(v, ast.Constant) else ".+" for v in node.values]
                 patterns.append(re.compile("".join(parts)))
     return literals, patterns
+
+
+def select(names: list[str], available: dict) -> list[str]:
+    """The notebooks meant by ``names``: numbers (``05``), unique prefixes, names or paths."""
+    chosen = []
+    for given in names:
+        stem = Path(given).stem
+        matches = [n for n in available if n == stem] or \
+            [n for n in available if n.startswith(stem) and (len(stem) > 1 or "_" in n)]
+        if len(matches) != 1:
+            why = f"ambiguous notebook {given!r} (it matches {matches})" if matches \
+                else f"unknown notebook {given!r} (it matches none)"
+            raise RunError(f"{why}; give a number (05), a unique "
+                           f"prefix or a name; valid notebooks: {sorted(available)}")
+        chosen.append(matches[0])
+    return chosen
 
 
 def catalog(root: Path | None = None) -> list[dict]:
@@ -182,25 +148,6 @@ def figures_dir_for(root: Path, profile: str, overridden: bool = False) -> Path:
     if profile == "thesis":
         return root / "figures" / "thesis"
     return root / "build" / profile / "figures"
-
-
-def resolve_parameters(profile_params: dict, overrides: dict, defaults: dict, notebook: str,
-                       types: dict | None = None) -> dict:
-    """Merge profile values and ``-p`` overrides; keep only values that differ from the defaults.
-
-    A notebook run with its own defaults gets no injected cell, so its executed
-    copy is a clean record of the notebook as written.
-    """
-    unknown = sorted(set(profile_params) - set(defaults))
-    if unknown:
-        raise RunError(
-            f"profiles.yml sets unknown parameter(s) {unknown} for {notebook}; "
-            f"valid: {sorted(defaults)}"
-        )
-    merged = {**profile_params, **{k: v for k, v in overrides.items() if k in defaults}}
-    if types:
-        merged = {k: coerce(v, types.get(k, "None"), k, notebook) for k, v in merged.items()}
-    return {k: v for k, v in merged.items() if defaults[k] != v}
 
 
 def ensure_kernel() -> None:
@@ -309,12 +256,20 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
 
 
 def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
-        output_dir: Path | None = None, figures_dir: Path | None = None) -> list[Path]:
+        output_dir: Path | None = None, figures_dir: Path | None = None,
+        every: bool = False, dry_run: bool = False) -> list[Path]:
     """Execute the selected notebooks (all if none) under ``profile``; return the executed copies.
 
-    Figures go to ``figures_dir`` if given, else ``$DPNN_FIGURES_DIR`` if set, else
+    Overrides need a selected notebook or ``every=True`` (``--all``). Figures go to
+    ``figures_dir`` if given, else ``$DPNN_FIGURES_DIR`` if set, else
     :func:`figures_dir_for` (the committed ``figures/`` only for a plain default run).
+    ``dry_run`` checks everything, prints the plan and starts no kernel.
     """
+    if overrides and not selected and not every:
+        raise RunError("-p without a notebook would change every notebook that has the "
+                       "parameter; name the notebook(s) (e.g. 05) or add --all")
+    if every and selected:
+        raise RunError("--all runs every notebook; drop it or the notebook names")
     root = repository_root()
     profiles = load_profiles(root)
     if profile not in profiles:
@@ -322,10 +277,7 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     if store and profile != "default":
         raise RunError("--store writes stored outputs, which come only from the default profile")
     available = {p.stem: p for p in notebook_paths(root)}
-    names = [Path(s).stem for s in selected] or list(available)
-    missing = [n for n in names if n not in available]
-    if missing:
-        raise RunError(f"unknown notebook(s) {missing}; valid notebooks: {sorted(available)}")
+    names = select(selected, available) or list(available)
 
     defaults = {n: notebook_defaults(available[n]) for n in names}
     types = {n: notebook_types(available[n]) for n in names}
@@ -340,9 +292,14 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         raise RunError("--store needs each notebook's own defaults; drop -p or fix profiles.yml")
 
     output_dir = output_dir or root / "build" / profile
-    output_dir.mkdir(parents=True, exist_ok=True)
     figures = Path(figures_dir or os.environ.get("DPNN_FIGURES_DIR")
                    or figures_dir_for(root, profile, overridden=bool(overrides)))
+    if dry_run:
+        for name in names:
+            print(f"would run {name} under {profile}" + (f" with {plans[name]}" if plans[name] else ""))
+        print(f"would write executed notebooks to {output_dir} and figures to {figures}")
+        return []
+    output_dir.mkdir(parents=True, exist_ok=True)
     staging_root = output_dir / ".staging"
     ensure_kernel()
     executed = []
@@ -378,7 +335,12 @@ def _parse_overrides(pairs) -> dict:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dpnn.run", description=__doc__.split("\n\n")[0])
     parser.add_argument("--profile", default="default", help="ci, default or thesis (notebooks/profiles.yml)")
-    parser.add_argument("notebooks", nargs="*", help="notebook names or paths (default: all)")
+    parser.add_argument("notebooks", nargs="*",
+                        help="numbers (05), unique prefixes, names or paths (default: all)")
+    parser.add_argument("--all", action="store_true", dest="every",
+                        help="run every notebook (needed with -p and no notebook named)")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="check the profile, notebooks and values; print the plan, run nothing")
     parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
                         help="override a parameter (value parsed as YAML: 0.5, [1, 2], true)")
     parser.add_argument("--store", action="store_true", help="write outputs back to notebooks/ (default profile)")
@@ -391,7 +353,8 @@ def main(argv=None) -> int:
         print(f"kernel {KERNEL_NAME!r} registered in {sys.prefix}")
         return 0
     try:
-        run(args.profile, args.notebooks, _parse_overrides(args.parameter), args.store, args.output_dir)
+        run(args.profile, args.notebooks, _parse_overrides(args.parameter), args.store,
+            args.output_dir, every=args.every, dry_run=args.dry_run)
     except RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

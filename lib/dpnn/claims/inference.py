@@ -107,10 +107,17 @@ def cv_better(differences: dict, n_train: int, n_test: int,
                         f"Holm p {q:.3f}"
                         for k, (t, _), q in zip(names, tests, adjusted))
     held = [k for k in names if outcome[k] == "holds"]
-    why = "; ".join(f"{o} at {', '.join(str(k) for k in names if outcome[k] == o)}"
+    why = "; ".join(_where(o, [k for k in names if outcome[k] == o], len(names))
                     for o in ("holds", "opposite", "level") if o in outcome.values())
     word = AGREES if len(held) == len(names) else DIFFERS if not held else PARTLY
     return Verdict(word, why, numbers)
+
+
+def _where(outcome: str, settings: list, total: int) -> str:
+    """"holds at a, b" (past six settings: "holds at 9 of 24 settings")."""
+    if len(settings) > 6:
+        return f"{outcome} at {len(settings)} of {total} settings"
+    return f"{outcome} at {', '.join(str(k) for k in settings)}"
 
 
 def median_gap(runs, a: str, b: str, value: str, *, cluster: str = "trajectory",

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cormode, followup, leakage, liang_yi, similarity, \
+from . import cormode, followup, gursoy, leakage, liang_yi, similarity, \
     thesis_comparison, thesis_distance
 from .core import VERDICTS, Claim
 
@@ -23,6 +23,7 @@ from .core import VERDICTS, Claim
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+    gursoy.NOTEBOOK: gursoy.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
