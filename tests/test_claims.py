@@ -521,6 +521,13 @@ def test_e_variant_and_sm_dis_order_flip_with_the_data():
     assert order_judge({"adversary": table}).word == claims.DIFFERS
 
 
+def test_larger_error_rejects_an_unknown_half():
+    table = adversary_table({"GEO": [0.2] * 3, "DP-TT-CMP basic": [0.2] * 3})
+    with pytest.raises(ValueError, match="half"):
+        claims.leakage.larger_error({"adversary": table}, "uniform 2-D",
+                                    "GEO", "DP-TT-CMP basic", half="middle")
+
+
 def test_notebook_13_leakage_halves_flip_and_leave_the_schedules_alone():
     judged = claims.claims_of("13_after_the_thesis")
     assert [c.figure for c in judged] == ["13 §3"] * 3 + ["13 §4"] * 4

@@ -16,8 +16,10 @@ the grid). Elsewhere an ordering is judged by :func:`dpnn.claims.rules.over_rang
 it holds where the difference exceeds ``Z`` = 2 standard errors (the two
 mechanisms' simulated clients are independent, so their errors combine as root sum
 of squares), is opposite where it goes the other way by as much, and is level
-otherwise. The sources are the thesis's comparison with GEO and this companion's
-own findings, neither with a sampling error of its own.
+otherwise. The one claim about a bound, "never above the prior-only error", is
+judged in every row, the ceiling included (where it matters most). The sources are
+the thesis's comparison with GEO and this companion's own findings, neither with a
+sampling error of its own.
 """
 
 from __future__ import annotations
@@ -97,6 +99,8 @@ def larger_error(t, setting, high, low, *, z: float = Z, every: bool = False,
     ``low`` is not above by more than ``z`` standard errors. ``half`` keeps the
     lower or upper half of the informative budgets; ``every`` needs every one.
     """
+    if half not in (None, "low", "high"):
+        raise ValueError(f"half must be 'low', 'high' or None, got {half!r}")
     a, b, why = _paired(t, setting, high, low)
     if a is None:
         return not_comparable(why)
