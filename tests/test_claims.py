@@ -348,7 +348,10 @@ def empty_tables():
                                    "repetition"])
     recall = pd.DataFrame(columns=["alpha/pi", "k", "epsilon", "method", "recall", "se",
                                    "se_projections"])
-    return {"recall": recall, "win_margin": 0.02, "compare_table": compare_table,
+    adversary = pd.DataFrame(columns=["setting", "eps_star", "mechanism", "error", "se",
+                                      "prior_only", "grid_error"])
+    return {"recall": recall, "win_margin": 0.02, "adversary": adversary,
+            "compare_table": compare_table,
             "switch_table": switch_table,
             "knn_k": knn_k, "hull_n": hull_n, "seed": 0, "sweep": sweep, "geo": geo,
             "communication": communication, "n_main": 1000,
@@ -415,6 +418,135 @@ def test_switch_claim_flips_with_the_best_level():
     judge = claims.ledger.REGISTRY["10_private_spatial_decompositions"][2].judge
     assert judge({**tables, "switch_table": switch_table(3)}).word == claims.AGREES
     assert judge({**tables, "switch_table": switch_table(0)}).word == claims.DIFFERS
+
+
+# --- leakage: the optimal adversary's error (notebook 14) -----------------------------
+
+LEAK = "14_what_the_server_learns"
+BUDGETS = (2.0, 8.0, 32.0)
+
+
+def adversary_table(errors, setting="uniform 2-D", se=0.002, prior_only=0.27,
+                    grid_error=0.005):
+    """One row per mechanism and budget: ``errors`` maps a mechanism to its errors."""
+    return pd.DataFrame([{"setting": setting, "eps_star": e, "mechanism": m,
+                          "error": err, "se": se, "prior_only": prior_only,
+                          "grid_error": grid_error}
+                         for m, values in errors.items()
+                         for e, err in zip(BUDGETS, values)])
+
+
+def leak_claim(index):
+    return claims.claims_of(LEAK)[index].judge
+
+
+def test_at_least_as_well_as_geo_flips_when_the_effect_is_reversed():
+    judge = leak_claim(0)
+    better = adversary_table({"GEO": [0.20, 0.10, 0.05],
+                              "DP-TT-CMP basic": [0.22, 0.10, 0.06]})
+    assert judge({"adversary": better}).word == claims.AGREES  # level counts
+    worse = adversary_table({"GEO": [0.22, 0.12, 0.06],
+                             "DP-TT-CMP basic": [0.20, 0.10, 0.05]})
+    assert judge({"adversary": worse}).word == claims.DIFFERS
+    # just inside two standard errors (se of the difference 0.002 * sqrt 2)
+    edge = adversary_table({"GEO": [0.2028, 0.1028, 0.0528],
+                            "DP-TT-CMP basic": [0.20, 0.10, 0.05]})
+    assert judge({"adversary": edge}).word == claims.AGREES
+
+
+def test_larger_error_flips_and_is_not_comparable_at_floor_or_ceiling():
+    judge = leak_claim(2)  # uniform data: DP-TT-CMP above GEO at every budget
+    above = adversary_table({"GEO": [0.20, 0.10, 0.05],
+                             "DP-TT-CMP basic": [0.24, 0.14, 0.09]})
+    assert judge({"adversary": above}).word == claims.AGREES
+    below = adversary_table({"GEO": [0.24, 0.14, 0.09],
+                             "DP-TT-CMP basic": [0.20, 0.10, 0.05]})
+    assert judge({"adversary": below}).word == claims.DIFFERS
+    # both within the grid error of the prior-only error: the ceiling
+    ceiling = adversary_table({"GEO": [0.268] * 3, "DP-TT-CMP basic": [0.2695] * 3})
+    verdict = judge({"adversary": ceiling})
+    assert verdict.word == claims.NOT_COMPARABLE and "floor or the ceiling" in \
+        verdict.why
+    # both at or below the grid error: the floor
+    floor = adversary_table({"GEO": [0.001] * 3, "DP-TT-CMP basic": [0.004] * 3})
+    assert judge({"adversary": floor}).word == claims.NOT_COMPARABLE
+    # one budget at the ceiling for both is left out, the others decide
+    mixed = adversary_table({"GEO": [0.268, 0.10, 0.05],
+                             "DP-TT-CMP basic": [0.2695, 0.14, 0.09]})
+    verdict = judge({"adversary": mixed})
+    assert verdict.word == claims.AGREES and "ε* 2:" not in verdict.numbers
+
+
+def test_the_real_data_claim_reads_the_upper_half_only():
+    judge = leak_claim(3)
+    places = "switzerland, prior of its places"
+    high = adversary_table({"GEO": [0.15, 0.14, 0.05],
+                            "DP-TT-CMP basic": [0.17, 0.14, 0.02]}, setting=places)
+    assert judge({"adversary": high}).word == claims.AGREES
+    reversed_ = adversary_table({"GEO": [0.15, 0.14, 0.02],
+                                 "DP-TT-CMP basic": [0.17, 0.14, 0.05]},
+                                setting=places)
+    assert judge({"adversary": reversed_}).word == claims.DIFFERS
+    # the lower half (GEO below at 2) is not read; the uniform setting is not read
+    assert judge({"adversary": adversary_table({"GEO": [0.1] * 3,
+                                                "DP-TT-CMP basic": [0.2] * 3})}
+                 ).word == claims.NOT_COMPARABLE
+
+
+def test_never_above_the_prior_only_error_flips_past_two_standard_errors():
+    judge = leak_claim(1)
+    fine = adversary_table({"GEO": [0.27 + 0.0039, 0.1, 0.05]})
+    assert judge({"adversary": fine}).word == claims.AGREES
+    over = adversary_table({"GEO": [0.27 + 0.0041, 0.28, 0.29]})
+    assert judge({"adversary": over}).word == claims.DIFFERS
+    some = adversary_table({"GEO": [0.28, 0.1, 0.05]})
+    assert judge({"adversary": some}).word == claims.PARTLY
+
+
+def test_e_variant_and_sm_dis_order_flip_with_the_data():
+    e_judge, order_judge = leak_claim(4), leak_claim(5)
+    ordered = {"SM": [0.20, 0.05, 0.01], "GEO": [0.24, 0.15, 0.06],
+               "DP-TT-CMP basic": [0.25, 0.20, 0.08],
+               "DP-TT-CMP E3": [0.245, 0.18, 0.07], "DP-TT-DIS basic": [0.26] * 3}
+    table = adversary_table(ordered)
+    assert e_judge({"adversary": table}).word == claims.AGREES
+    assert order_judge({"adversary": table}).word == claims.AGREES
+    swapped = dict(ordered)
+    swapped["DP-TT-CMP basic"], swapped["DP-TT-CMP E3"] = \
+        ordered["DP-TT-CMP E3"], ordered["DP-TT-CMP basic"]
+    swapped["SM"], swapped["DP-TT-DIS basic"] = \
+        ordered["DP-TT-DIS basic"], ordered["SM"]
+    table = adversary_table(swapped)
+    assert e_judge({"adversary": table}).word == claims.DIFFERS
+    assert order_judge({"adversary": table}).word == claims.DIFFERS
+
+
+def test_larger_error_rejects_an_unknown_half():
+    table = adversary_table({"GEO": [0.2] * 3, "DP-TT-CMP basic": [0.2] * 3})
+    with pytest.raises(ValueError, match="half"):
+        claims.leakage.larger_error({"adversary": table}, "uniform 2-D",
+                                    "GEO", "DP-TT-CMP basic", half="middle")
+
+
+def test_notebook_13_leakage_halves_flip_and_leave_the_schedules_alone():
+    judged = claims.claims_of("13_after_the_thesis")
+    assert [c.figure for c in judged] == ["13 §3"] * 3 + ["13 §4"] * 4
+    lower, upper = judged[5].judge, judged[6].judge
+    cross = adversary_table({"GEO": [0.20, 0.10, 0.01],
+                             "DP-TT-CMP basic": [0.24, 0.05, 0.001]},
+                            grid_error=0.0005)
+    # lower half (2, 8): DP-TT above at 2, below at 8; upper half (8, 32): below
+    assert lower({"adversary": cross}).word == claims.PARTLY
+    assert upper({"adversary": cross}).word == claims.AGREES
+    flipped = adversary_table({"GEO": [0.24, 0.05, 0.001],
+                               "DP-TT-CMP basic": [0.20, 0.10, 0.01]},
+                              grid_error=0.0005)
+    assert upper({"adversary": flipped}).word == claims.DIFFERS
+    assert lower({"adversary": flipped}).word == claims.PARTLY
+    later = adversary_table({"GEO": [0.20, 0.10, 0.05],
+                             "DP-TT-CMP basic": [0.24, 0.14, 0.09]})
+    assert lower({"adversary": later}).word == claims.AGREES
+    assert upper({"adversary": later}).word == claims.DIFFERS
 
 
 def test_every_claim_quotes_its_source_and_states_its_rule():

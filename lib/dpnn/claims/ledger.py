@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cormode, followup, gursoy, liang_yi, similarity, thesis_comparison, \
-    thesis_distance
+from . import cormode, followup, gursoy, leakage, liang_yi, similarity, \
+    thesis_comparison, thesis_distance
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
@@ -27,7 +27,8 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
-    followup.NOTEBOOK: followup.CLAIMS,
+    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
+    leakage.NOTEBOOK: leakage.CLAIMS,
 }
 COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
            "why", "numbers"]
