@@ -229,28 +229,10 @@ def run_grid(points: list[dict], *, seed: int = 0, n_jobs: int = -1, cache_dir=N
 
 
 def _run_on_dask(function, points, seed, delta_exponent, scheduler, progress) -> list[dict]:
-    """``function(point, seed, delta_exponent)`` for every point on a Dask cluster; rows in the order of ``points``."""
-    import os
+    """``function(point, seed, delta_exponent)`` for every point on a Dask cluster.
 
-    from distributed import Client, as_completed
-
-    if scheduler is None:
-        scheduler = os.environ.get("DPNN_DASK_SCHEDULER") or None
-    if scheduler is None:
-        raise ValueError("scheduler must be a Dask scheduler address or a distributed.Client when "
-                         "backend='dask' (or set DPNN_DASK_SCHEDULER), got None")
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler) if own else scheduler
-    try:
-        # pure=False: two equal points are still two tasks, as with joblib; seeds come from the points
-        futures = client.map(function, list(points), [seed] * len(points), [delta_exponent] * len(points),
-                             pure=False)
-        if progress:
-            from tqdm.auto import tqdm
-
-            for _ in tqdm(as_completed(futures), total=len(futures), desc="grid points (dask)"):
-                pass
-        return client.gather(futures)
-    finally:
-        if own:
-            client.close()
+    The rows come back in the order of ``points``; the cluster loop is
+    :func:`dpnn.cases._run_on_dask`, whose bar is the runner's (``progress`` is unused).
+    """
+    calls = [(function, (point, seed, delta_exponent)) for point in points]
+    return cases._run_on_dask(calls, scheduler, "grid points")
