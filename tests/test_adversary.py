@@ -33,6 +33,7 @@ from dpnn.adversary import (
     exact_epsilon,
     geometric_median,
     hockey_stick,
+    mechanisms_at,
     pair_epsilon,
     pair_laws,
     path_log_law,
@@ -43,7 +44,7 @@ from dpnn.adversary import (
     uniform_prior,
     worst_pair_at_distance,
 )
-from dpnn.traversal import dptt
+from dpnn.traversal import dptt, dptt_ledger
 from dpnn.trees import build_tree
 
 ALPHA = 1e-3
@@ -551,3 +552,19 @@ def test_per_level_budgets_must_match_the_tree_height():
         path_log_law(tree, [[0.5, 0.5]], [1.0, 1.0], "cmp")
     with pytest.raises(ValueError, match="epsilon"):
         path_log_law(tree, [[0.5, 0.5]], -1.0, "cmp")
+
+
+def test_mechanisms_at_one_composed_epsilon_are_at_equal_worst_case_privacy():
+    """GEO at eps*/D, SM and L-SRR at eps*, every DP-TT ledger composing to eps* (PLD)."""
+    tree = build_tree(np.random.default_rng(4).uniform(0, 1, (256, 2)))
+    grid, delta, eps_star = domain_grid(UNIT_SQUARE, 8), 1 / 256, 4.0
+    geo, sm, lsrr, cmp, early, dis = mechanisms_at(
+        eps_star, tree, grid, UNIT_SQUARE, delta, lsrr_levels=4, e_splits=2)
+    assert geo.epsilon * math.sqrt(2) == pytest.approx(eps_star, rel=1e-12)
+    assert sm.epsilon == lsrr.epsilon == eps_star
+    assert (early.variant, dis.sensitivity) == ("E2", grid.diameter)
+    ledgers = [dptt_ledger(cmp.schedule, "cmp"), dptt_ledger(early.schedule, "cmp", "early", 2),
+               dptt_ledger(dis.schedule, "dis")]
+    for ledger in ledgers:  # PLD's stated grid error is about 1e-3 relative
+        assert ledger.epsilon(delta, "pld") == pytest.approx(eps_star, rel=2e-3)
+

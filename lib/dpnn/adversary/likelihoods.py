@@ -37,7 +37,7 @@ from dpnn.adversary.turns import (
 )
 from dpnn.trees import KDTree, cell_boxes
 
-__all__ = ["Geo", "SquareMechanism", "LSRR", "DPTT"]
+__all__ = ["Geo", "SquareMechanism", "LSRR", "DPTT", "mechanisms_at"]
 
 
 def _outer(per_axis, combine) -> np.ndarray:
@@ -293,3 +293,30 @@ class DPTT:
         low, high = self._cells
         node = np.asarray(releases, dtype=np.intp)
         return (low[node] + high[node]) / 2
+
+
+def mechanisms_at(eps_star, tree: KDTree, grid: Grid, domain, delta, *, lsrr_levels: int,
+                  e_splits: int) -> list:
+    """Every location mechanism of the comparison at one composed privacy ``eps_star``.
+
+    GEO at ``eps_star / D`` per unit of distance (D the domain's diameter, so any two
+    locations are ``eps_star``-indistinguishable), the square mechanism and L-SRR at
+    ``eps_star``-LDP, and DP-TT-CMP (basic and E with ``e_splits``) and DP-TT-DIS basic
+    (sensitivity D) with the constant schedule whose PLD composition at ``delta`` is
+    ``eps_star``: equal worst-case privacy for every mechanism.
+    """
+    diameter, height = grid.diameter, tree.tree_height
+
+    def schedule(utility, **variant):
+        return traversal.epsilon_schedule("constant", height, eps_star, utility=utility,
+                                          method="pld", delta=delta, **variant)
+
+    early = schedule("cmp", variant="early", splits=e_splits)
+    return [
+        Geo(eps_star / diameter, domain),
+        SquareMechanism(eps_star, domain),
+        LSRR(eps_star, domain, lsrr_levels),
+        DPTT(tree, schedule("cmp"), "cmp", domain),
+        DPTT(tree, early, "cmp", domain, variant=f"E{e_splits}"),
+        DPTT(tree, schedule("dis"), "dis", domain, sensitivity=diameter),
+    ]
