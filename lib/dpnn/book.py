@@ -33,6 +33,14 @@ from dpnn.run import notebook_paths, repository_root
 SOLUTION_SUMMARY = "Solution (click to show)"
 
 
+def _ledger_page(root: Path) -> str:
+    """The claims ledger of the stored default run (the ``ledger_*.csv`` beside the
+    committed figures) as a page: the verdict counts per source, then every claim."""
+    from dpnn import claims
+
+    return claims.page(claims.gather(root / "figures"))
+
+
 def collapse_solutions(nb):
     """A copy of ``nb`` whose ``solution`` cells the book shows collapsed behind a toggle."""
     nb = copy.deepcopy(nb)
@@ -104,6 +112,7 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
     guide = root / "docs" / "seminar.md"
     if guide.exists():
         (source / "seminar.md").write_text(_seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8")
+    (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
     status = build_main(["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)])
     if status:
         raise RuntimeError(f"sphinx-build failed with status {status} (warnings are errors)")
