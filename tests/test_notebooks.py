@@ -125,3 +125,37 @@ def test_command_line_values_are_read_as_numbers():
     assert runner.parse_value("[1e9, 1e3]") == [1e9, 1000.0]
     assert runner.parse_value("0.5") == 0.5 and runner.parse_value("cmp") == "cmp"
     assert runner.parse_value("true") is True
+
+
+MAX_COLUMNS = 88  # [tool.ruff] line-length; `make format-notebooks` formats the code cells
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=IDS)
+def test_code_lines_fit_in_88_columns(path):
+    """Every code line of every notebook is at most 88 columns, so a code cell reads
+    without sideways scrolling in JupyterLab and in the book at 1366 px."""
+    nb = nbformat.read(path, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    long = [
+        (i, line)
+        for i, cell in enumerate(code, 1)
+        for line in cell.source.splitlines()
+        if len(line) > MAX_COLUMNS
+    ]
+    assert not long, (
+        f"{len(long)} code line(s) over {MAX_COLUMNS} columns (`make format-notebooks`,"
+        f" then shorten strings and comments by hand); first: code cell {long[0][0]}: "
+        f"{long[0][1][:100]!r}"
+    )
+
+
+def test_the_line_check_counts_columns_not_bytes(tmp_path):
+    # Negative control: an 89-column line fails, 88 columns of multi-byte text do not.
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1  # " + "ε" * 79),
+                nbformat.v4.new_code_cell("y = 2  # " + "a" * 80)]
+    path = tmp_path / "t.ipynb"
+    nbformat.write(nb, path)
+    message = r"1 code line\(s\) over 88 columns.*code cell 2"
+    with pytest.raises(AssertionError, match=message):
+        test_code_lines_fit_in_88_columns(path)
