@@ -332,3 +332,89 @@ def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
                     if found not in conf.CITATIONS:
                         missing.setdefault(found, set()).add(path.stem[:2])
     assert not missing, missing
+
+
+#: What sticks out of the text column at a viewport's width, in the browser. Every
+#: <details> is opened first (a collapsed solution or check is read when opened).
+#: A code block (<pre> of a cell's input or output) sticks out when its text is wider
+#: than the block (it would scroll sideways). A table sticks out when it is wider than
+#: the text column. The one exception, stated here: a table in a box of its own that
+#: scrolls (overflow auto or scroll) and keeps the table's header row in view (sticky)
+#: fits when the box fits in the column.
+OVERFLOW = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const column = document.querySelector('article.bd-article').getBoundingClientRect();
+  const fits = r => r.left >= column.left - 1 && r.right <= column.right + 1;
+  const found = [];
+  for (const pre of document.querySelectorAll('.cell_input pre, .cell_output pre')) {
+    if (!pre.checkVisibility()) continue;
+    if (pre.scrollWidth > pre.clientWidth + 1 || !fits(pre.getBoundingClientRect())) {
+      const line = pre.innerText.split('\\n')
+        .reduce((a, l) => l.length > a.length ? l : a, '');
+      found.push(`code ${pre.scrollWidth} px in a ${pre.clientWidth} px block: `
+                 + line.slice(0, 70));
+    }
+  }
+  for (const table of document.querySelectorAll('.bd-article table')) {
+    if (!table.checkVisibility() || fits(table.getBoundingClientRect())) continue;
+    let box = table.parentElement;
+    while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) {
+      box = box.parentElement;
+    }
+    const head = table.querySelector('thead th');
+    const sticky = head && getComputedStyle(head).position === 'sticky';
+    if (!(box && sticky && fits(box.getBoundingClientRect()))) {
+      const width = Math.round(table.getBoundingClientRect().width);
+      found.push(`table ${width} px wide in a ${Math.round(column.width)} px column`
+                 + (box ? (sticky ? '' : ', header not sticky') : ', no scroll box'));
+    }
+  }
+  return found;
+}"""
+
+
+def overflow(browser, path: Path, width: int = 1366, height: int = 768) -> list[str]:
+    """The code blocks and tables of one page that stick out of the text column."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    page.goto(path.as_uri(), wait_until="load")
+    found = page.evaluate(OVERFLOW)
+    page.close()
+    return found
+
+
+def _chapter_pages():
+    from dpnn.run import notebook_paths, repository_root
+
+    return [p.stem for p in notebook_paths(repository_root())]
+
+
+@pytest.mark.parametrize("name", ["index", "references", "seminar", "ledger",
+                                  *(f"notebooks/{s}" for s in _chapter_pages())])
+def test_nothing_sticks_out_of_the_column_at_1366_px(site, browser, name):
+    # Before: 208 of 271 code cells scrolled sideways; 7 tables were wider than it.
+    found = overflow(browser, site / f"{name}.html")
+    assert not found, f"{name}: {len(found)} block(s) wider than the column {found[:4]}"
+
+
+def test_the_overflow_check_catches_wide_code_and_a_wide_table(site, browser, tmp_path):
+    # Negative control, on a chapter page of the built book (its CSS, its column): a
+    # 120-column code line, a wide table in no box, and one in a box without a sticky
+    # header stick out; an 88-column line (the notebooks' limit) fits.
+    chapter = (site / "notebooks" / "01_dp_primer.html").read_text(encoding="utf-8")
+    cell = '<div class="cell"><div class="cell_input"><pre>{}</pre></div></div>'
+    wide = (cell.format('x = "' + "a" * 115 + '"')
+            + cell.format('y = "' + "b" * 83 + '"')
+            + "<table><tr>" + "<td>column</td>" * 40 + "</tr></table>"
+            + '<div style="overflow-x: auto"><table><thead><tr>'
+            + "<th>a header</th>" * 40 + "</tr></thead></table></div>")
+    page = site / "notebooks" / "_overflow_control.html"
+    page.write_text(chapter.replace('<section id="', wide + '<section id="', 1),
+                    encoding="utf-8")
+    try:
+        found = overflow(browser, page)
+    finally:
+        page.unlink()
+    assert any(f.startswith("code") and "aaaa" in f for f in found), found
+    assert not any("bbbb" in f for f in found), "an 88-column line fits the column"
+    assert any(f.startswith("table") and "no scroll box" in f for f in found), found
+    assert any(f.startswith("table") and "header not sticky" in f for f in found), found
