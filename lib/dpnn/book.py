@@ -60,10 +60,20 @@ def collapse_solutions(nb):
 
 
 def _is_assert_cell(source: str) -> bool:
-    """A code cell at least half of whose statement lines are ``assert``s."""
-    lines = [line.strip() for line in source.splitlines()
-             if line.strip() and not line.strip().startswith("#")]
-    return bool(lines) and 2 * sum(line.startswith("assert") for line in lines) >= len(lines)
+    """A code cell at least half of whose simple statements (inside loops too) are
+    ``assert``s, however many lines each takes."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    compound = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
+    simple = [node for node in ast.walk(tree)
+              if isinstance(node, ast.stmt) and not isinstance(node, compound)]
+    asserts = sum(isinstance(node, ast.Assert) for node in simple)
+    return bool(simple) and 2 * asserts >= len(simple)
 
 
 def collapse_checks(nb):
