@@ -38,7 +38,7 @@ html_copy_source = True  # the download button's files, in _sources/
 html_sourcelink_suffix = ""  # ... under their own names (05_dptt_basic.ipynb)
 html_show_sourcelink = False
 html_static_path = ["_static"]
-html_js_files = ["search-from-disk.js"]
+html_js_files = ["search-from-disk.js", "dpnn-tables.js"]
 html_css_files = ["dpnn.css"]
 html_favicon = "_static/favicon.svg"  # else a served book asks for /favicon.ico (a 404)
 

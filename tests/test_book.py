@@ -364,8 +364,8 @@ OVERFLOW = """() => {
     while (box && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) {
       box = box.parentElement;
     }
-    const head = table.querySelector('thead th');
-    const sticky = head && getComputedStyle(head).position === 'sticky';
+    const head = [table.tHead, table.querySelector('thead th')].filter(Boolean);
+    const sticky = head.some(h => getComputedStyle(h).position === 'sticky');
     if (!(box && sticky && fits(box.getBoundingClientRect()))) {
       const width = Math.round(table.getBoundingClientRect().width);
       found.push(`table ${width} px wide in a ${Math.round(column.width)} px column`
