@@ -25,7 +25,7 @@ __all__ = ["run_together", "longest_first", "record_times"]
 
 
 def longest_first(names: list[str], timings: Path) -> list[str]:
-    """``names`` by the seconds ``timings`` records, longest first; unknown ones first."""
+    """``names`` by the seconds in ``timings``, longest first; unknown ones first."""
     try:
         seconds = json.loads(timings.read_text())
     except (OSError, ValueError):
@@ -44,18 +44,28 @@ def record_times(timings: Path, spent: dict) -> None:
     timings.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")
 
 
-def _one(execute, name, source, target, parameters, figures, staging_root, inline,
-         progress):
-    """``execute`` one notebook in this process; ``(seconds, None)`` or ``(None, message)``."""
+def _one(
+    execute, name, source, target, parameters, figures, staging_root, inline, progress
+):
+    """``execute`` one notebook here: ``(seconds, None)`` or ``(None, message)``."""
     from papermill.exceptions import PapermillExecutionError
 
     started = time.perf_counter()
     try:
-        execute(source, target, parameters, figures, staging_root,
-                 inline_figures=inline, progress_file=progress)
+        execute(
+            source,
+            target,
+            parameters,
+            figures,
+            staging_root,
+            inline_figures=inline,
+            progress_file=progress,
+        )
     except PapermillExecutionError as error:
-        return None, (f"notebook {name}.ipynb failed in cell {error.cell_index} "
-                      f"(execution count {error.exec_count}): {error.ename}: {error.evalue}")
+        return None, (
+            f"notebook {name}.ipynb failed in cell {error.cell_index} "
+            f"(execution count {error.exec_count}): {error.ename}: {error.evalue}"
+        )
     return time.perf_counter() - started, None
 
 
@@ -73,9 +83,18 @@ def _show_progress(bar, running: dict, stop: threading.Event) -> None:
         bar.set_postfix_str(" | ".join(shown))
 
 
-def run_together(execute, jobs: int, plans: dict, sources: dict, output_dir: Path,
-                 figures: Path, staging_root: Path, inline: bool, bar,
-                 done) -> dict:
+def run_together(
+    execute,
+    jobs: int,
+    plans: dict,
+    sources: dict,
+    output_dir: Path,
+    figures: Path,
+    staging_root: Path,
+    inline: bool,
+    bar,
+    done,
+) -> dict:
     """Run every notebook of ``plans`` over ``jobs`` processes; return name: seconds.
 
     ``execute`` is the runner's own one-notebook function (a module-level function,
@@ -90,7 +109,9 @@ def run_together(execute, jobs: int, plans: dict, sources: dict, output_dir: Pat
     queue = longest_first(list(plans), timings)
     running, spent, failure = {}, {}, None
     stop = threading.Event()
-    watcher = threading.Thread(target=_show_progress, args=(bar, running, stop), daemon=True)
+    watcher = threading.Thread(
+        target=_show_progress, args=(bar, running, stop), daemon=True
+    )
     watcher.start()
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
@@ -103,9 +124,20 @@ def run_together(execute, jobs: int, plans: dict, sources: dict, output_dir: Pat
                     progress.parent.mkdir(parents=True, exist_ok=True)
                     progress.write_text("")
                     running[name] = progress
-                    pending[pool.submit(_one, execute, name, sources[name],
-                                        output_dir / f"{name}.ipynb", plans[name], figures,
-                                        staging_root, inline, progress)] = name
+                    pending[
+                        pool.submit(
+                            _one,
+                            execute,
+                            name,
+                            sources[name],
+                            output_dir / f"{name}.ipynb",
+                            plans[name],
+                            figures,
+                            staging_root,
+                            inline,
+                            progress,
+                        )
+                    ] = name
                 if not pending:
                     break
                 finished, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -124,8 +156,10 @@ def run_together(execute, jobs: int, plans: dict, sources: dict, output_dir: Pat
             record_times(timings, spent)
     if failure is not None:
         name, message = failure
-        raise RunError(f"{message}\nnothing of this run of {name} was kept; the last good "
-                       f"copy is still {output_dir / f'{name}.ipynb'}")
+        raise RunError(
+            f"{message}\nnothing of this run of {name} was kept; the last good "
+            f"copy is still {output_dir / f'{name}.ipynb'}"
+        )
     return spent
 
 
