@@ -1,6 +1,6 @@
 # The companion's commands. Each creates .venv (Python 3.11) and installs the
 # pinned environment first if needed.
-#   make figures [PROFILE=default|ci|thesis]   execute every notebook, write figures/
+#   make figures [PROFILE=default|ci|thesis] [ARGS=...]  every notebook, write figures/
 #   make test                                  unit, statistical, notebook and book (browser) tests
 #   make unit                                  the tests without nbval and the browser
 #   make unit PYTHON=python3.13 VENV=.venv313  the same on another Python (3.11 to 3.13)
@@ -30,7 +30,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 figures: $(STAMP)
-	$(PY) -m dpnn.run --profile $(PROFILE)
+	$(PY) -m dpnn.run --profile $(PROFILE) $(ARGS)
 
 # The book's browser test drives Debian's chromium (playwright's own browser download is not used).
 browser:

@@ -32,7 +32,7 @@ LAYERS = [
     ("package facades", ["dpnn.classification", "dpnn.psd", "dpnn.cgp", "dpnn.simrand",
                          "dpnn.adversary"]),
     ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
-    ("tools", ["dpnn.parameters", "dpnn.run", "dpnn.lab", "dpnn.book", "dpnn.student",
+    ("tools", ["dpnn.parameters", "dpnn.run_together", "dpnn.run", "dpnn.lab", "dpnn.book", "dpnn.student",
                "dpnn"]),
 ]
 

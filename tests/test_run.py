@@ -189,3 +189,29 @@ def test_every_notebook_default_and_profile_value_is_in_range():
         for given in values:
             for name, value in given.items():
                 runner.check_range(value, name, path.stem)  # raises on a value out of range
+
+
+def test_notebooks_run_together_give_what_they_give_one_at_a_time(tmp_path, monkeypatch):
+    """--jobs 2: the same outputs as one at a time, timings recorded, a failure reported
+    after the others finish, and the failed notebook's last good copy kept."""
+    code = "import numpy as np\nprint(np.random.default_rng(x).integers(10**9))"
+    project(tmp_path, monkeypatch, code, name="50_probe")
+    project_two = tmp_path / "notebooks" / "51_other.ipynb"
+    nb = nbformat.read(tmp_path / "notebooks" / "50_probe.ipynb", as_version=4)
+    nbformat.write(nb, project_two)
+    one = runner.run("ci", [], {}, output_dir=tmp_path / "one", jobs=1)
+    two = runner.run("ci", [], {}, output_dir=tmp_path / "two", jobs=2)
+    assert [p.name for p in two] == ["50_probe.ipynb", "51_other.ipynb"]
+    for a, b in zip(one, two):
+        outputs = [nbformat.read(p, as_version=4).cells[2].outputs[0]["text"] for p in (a, b)]
+        assert outputs[0] == outputs[1]
+    timings = (tmp_path / "two" / "timings.json").read_text()
+    assert "50_probe" in timings and "51_other" in timings
+    good = (tmp_path / "two" / "51_other.ipynb").read_bytes()
+    nb.cells.append(nbformat.v4.new_code_cell("assert x < 5, 'too large'"))
+    nbformat.write(nb, project_two)
+    with pytest.raises(runner.RunError, match="51_other.ipynb failed.*too large"):
+        runner.run("ci", [], {"x": 9}, output_dir=tmp_path / "two", jobs=2, every=True)
+    assert (tmp_path / "two" / "51_other.ipynb").read_bytes() == good
+    with pytest.raises(runner.RunError, match="jobs must be an integer >= 1"):
+        runner.run("ci", [], {}, jobs=0)

@@ -22,6 +22,8 @@ if set, wins. ``--store`` (default profile only) writes the executed notebooks b
 to ``notebooks/`` as their stored outputs.
 
 While a notebook runs, the bar shows its long loops' progress (:mod:`dpnn.progress`).
+``--jobs N`` runs N notebooks at once, each in a process of its own (two by default
+on two cores or more; :mod:`dpnn.run_together`); the results are the same.
 
 Nothing is half-written: each notebook runs into a temporary file and its figures
 into a staging folder; only when it succeeds are both moved into place, so a failed
@@ -46,6 +48,7 @@ import papermill
 from papermill.exceptions import PapermillExecutionError
 from tqdm import tqdm
 
+from dpnn.run_together import default_jobs, record_times, run_together
 from dpnn.parameters import (  # noqa: F401  (re-exported: the runner's public names)
     RunError,
     check_range,
@@ -255,16 +258,41 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _run_one(name, source, output_dir, parameters, figures, staging_root, profile, bar,
+             done) -> None:
+    """One notebook in this process, its long loops' progress on ``bar``."""
+    bar.set_postfix_str(name)
+    target = output_dir / f"{name}.ipynb"
+    started = time.perf_counter()
+    try:
+        with _following(bar, name, staging_root / "progress.txt"):
+            _execute(source, target, parameters, figures, staging_root,
+                     inline_figures=profile != "ci",
+                     progress_file=staging_root / "progress.txt")
+    except PapermillExecutionError as error:
+        raise RunError(
+            f"notebook {name}.ipynb failed in cell {error.cell_index} "
+            f"(execution count {error.exec_count}): {error.ename}: {error.evalue}\n"
+            f"nothing of this run of {name} was kept; the last good copy is still {target}"
+        ) from None
+    seconds = time.perf_counter() - started
+    record_times(output_dir / "timings.json", {name: seconds})
+    done(name, seconds)
+
+
 def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
         output_dir: Path | None = None, figures_dir: Path | None = None,
-        every: bool = False, dry_run: bool = False) -> list[Path]:
+        every: bool = False, dry_run: bool = False, jobs: int = 1) -> list[Path]:
     """Execute the selected notebooks (all if none) under ``profile``; return the executed copies.
 
     Overrides need a selected notebook or ``every=True`` (``--all``). Figures go to
     ``figures_dir`` if given, else ``$DPNN_FIGURES_DIR`` if set, else
     :func:`figures_dir_for` (the committed ``figures/`` only for a plain default run).
-    ``dry_run`` checks everything, prints the plan and starts no kernel.
+    ``dry_run`` checks everything, prints the plan and starts no kernel. ``jobs``
+    notebooks run at once, each in a process of its own (:mod:`dpnn.run_together`).
     """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise RunError(f"jobs must be an integer >= 1, got {jobs!r}")
     if overrides and not selected and not every:
         raise RunError("-p without a notebook would change every notebook that has the "
                        "parameter; name the notebook(s) (e.g. 05) or add --all")
@@ -302,27 +330,27 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     output_dir.mkdir(parents=True, exist_ok=True)
     staging_root = output_dir / ".staging"
     ensure_kernel()
-    executed = []
-    for name in (bar := tqdm(names, desc=f"notebooks ({profile})", unit="nb")):
-        bar.set_postfix_str(name)
-        target = output_dir / f"{name}.ipynb"
-        started = time.perf_counter()
-        try:
-            with _following(bar, name, staging_root / "progress.txt"):
-                _execute(available[name], target, plans[name], figures, staging_root,
-                         inline_figures=profile != "ci", progress_file=staging_root / "progress.txt")
-        except PapermillExecutionError as error:
-            raise RunError(
-                f"notebook {name}.ipynb failed in cell {error.cell_index} "
-                f"(execution count {error.exec_count}): {error.ename}: {error.evalue}\n"
-                f"nothing of this run of {name} was kept; the last good copy is still {target}"
-            ) from None
-        bar.write(f"{name}: {time.perf_counter() - started:.0f} s")
+    executed = {}
+
+    def done(name, seconds):
+        bar.update(1)
+        bar.write(f"{name}: {seconds:.0f} s")
         if store:
             stored = available[name].with_name(f".{available[name].name}.partial")
-            stored.write_bytes(target.read_bytes())
+            stored.write_bytes((output_dir / f"{name}.ipynb").read_bytes())
             os.replace(stored, available[name])
-        executed.append(target)
+        executed[name] = output_dir / f"{name}.ipynb"
+
+    bar = tqdm(total=len(names), desc=f"notebooks ({profile})", unit="nb")
+    with bar:
+        if min(jobs, len(names)) > 1:
+            run_together(_execute, min(jobs, len(names)), {n: plans[n] for n in names}, available,
+                         output_dir, figures, staging_root, profile != "ci", bar, done)
+        else:
+            for name in names:
+                _run_one(name, available[name], output_dir, plans[name], figures,
+                         staging_root, profile, bar, done)
+    executed = [executed[name] for name in names]
     where = f"executed notebooks in {output_dir}" + (f" (and stored in {root / 'notebooks'})" if store else "")
     print(f"done: {where}; figures in {figures}")
     return executed
@@ -344,6 +372,8 @@ def main(argv=None) -> int:
     parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
                         help="override a parameter (value parsed as YAML: 0.5, [1, 2], true)")
     parser.add_argument("--store", action="store_true", help="write outputs back to notebooks/ (default profile)")
+    parser.add_argument("--jobs", "-j", type=int, default=default_jobs(),
+                        help="notebooks run at once, one process each (default: %(default)s)")
     parser.add_argument("--output-dir", type=Path, help="where executed copies go (default build/PROFILE)")
     parser.add_argument("--install-kernel", action="store_true",
                         help="only register this environment's Jupyter kernel 'dpnn' (e.g. after conda env create)")
@@ -354,7 +384,7 @@ def main(argv=None) -> int:
         return 0
     try:
         run(args.profile, args.notebooks, _parse_overrides(args.parameter), args.store,
-            args.output_dir, every=args.every, dry_run=args.dry_run)
+            args.output_dir, every=args.every, dry_run=args.dry_run, jobs=args.jobs)
     except RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
