@@ -599,6 +599,34 @@ def test_summary_counts_each_verdict_per_source():
     assert counts.loc["B"].tolist() == [1, 0, 0, 0]
 
 
+def test_counts_per_source_of_a_runs_folder_and_the_verdicts_that_changed(
+        tmp_path, monkeypatch, capsys):
+    from dpnn.claims.__main__ import main
+    from dpnn.run import figures_dir_for
+
+    # a thesis run's ledgers go to figures/thesis, beside the default run's figures/
+    assert figures_dir_for(tmp_path, "thesis") == tmp_path / "figures" / "thesis"
+    assert figures_dir_for(tmp_path, "default") == tmp_path / "figures"
+    notebook = "13_after_the_thesis"
+    ledger = claims.judge(notebook, **empty_tables())
+    for folder, word in (("default", claims.NOT_COMPARABLE), ("thesis", claims.AGREES)):
+        monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path / folder))
+        moved = ledger.assign(verdict=[word] + ledger["verdict"].tolist()[1:])
+        claims.write_ledger(moved, notebook)
+    table = claims.counts(tmp_path / "thesis")
+    assert table.loc["all sources"].tolist() == [1, 0, 0, len(ledger) - 1]
+    assert table.drop("all sources").to_numpy().sum() == len(ledger)
+    diff = claims.changed(claims.gather(tmp_path / "default"),
+                          claims.gather(tmp_path / "thesis"))
+    assert diff["id"].tolist() == [ledger["id"].iloc[0]]
+    assert diff["verdict after"].tolist() == [claims.AGREES]
+    assert main([str(tmp_path / "default"), str(tmp_path / "thesis"), "--changed"]) == 0
+    out = capsys.readouterr().out
+    assert "all sources" in out and "1 verdicts differ" in out
+    with pytest.raises(ValueError, match="directory"):
+        claims.counts(tmp_path / "nothing")
+
+
 # --- no notebook types a verdict -----------------------------------------------------
 
 VERDICT_WORDS = re.compile(r"\b(agrees|partly|differs|not comparable)\b", re.IGNORECASE)

@@ -10,7 +10,7 @@ from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, VERDICTS, Claim, Verd
     combine, not_comparable
 from .inference import clustered_mean, corrected_resampled_ttest, cv_better, holm, \
     median_gap
-from .ledger import REGISTRY, claims_of, gather, judge, ledger_dir, page, summary, \
-    view, write_ledger
+from .ledger import REGISTRY, changed, claims_of, counts, gather, judge, ledger_dir, \
+    page, summary, view, write_ledger
 from .rules import CEILING, FLOOR, THESIS_QUERIES, Z, Curve, above, curve, \
     difference_within, informative, overtakes, ratio_within, source_se, value_within

@@ -138,3 +138,25 @@ def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
     ledger.to_csv(partial, index=False, lineterminator="\n")
     os.replace(partial, path)
     return path
+
+
+def counts(directory: Path | str) -> pd.DataFrame:
+    """The verdict counts per source of the run whose ledger CSVs are in ``directory``
+    (``figures/`` for the default profile, ``figures/thesis/`` for the thesis's), with
+    a total row; ``ValueError`` if the folder holds no ledger."""
+    whole = gather(directory)
+    if whole.empty:
+        raise ValueError(f"directory must hold ledger_*.csv files, none in {directory}")
+    table = summary(whole)
+    table.loc["all sources"] = table.sum()
+    return table
+
+
+def changed(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between two whole ledgers (:func:`gather`),
+    matched by notebook and id: their ids, both verdicts and both deciding numbers."""
+    keys = ["notebook", "id"]
+    both = before.merge(after, on=keys, suffixes=(" before", " after"))
+    moved = both[both["verdict before"] != both["verdict after"]]
+    return moved[keys + ["verdict before", "verdict after", "numbers before",
+                         "numbers after"]].reset_index(drop=True)
