@@ -84,6 +84,29 @@ def clustered_mean(values) -> tuple[float, float]:
     return float(means.mean()), float(means.std(ddof=1) / np.sqrt(len(means)))
 
 
+def crossed_mean(values) -> tuple[float, float]:
+    """Mean and standard error over projections (rows) crossed with queries (columns).
+
+    Every projection is scored on the same queries, so both are random samples: the
+    variance of the grand mean is estimated by two-way clustering (Cameron, Gelbach
+    and Miller 2011), ``V = V_rows + V_columns - V_cells``, where ``V_rows`` is the
+    squared standard error of the mean of the row means (the between-projection
+    spread, as :func:`clustered_mean`), ``V_columns`` that of the column means (the
+    between-query spread) and ``V_cells`` that of all cells taken as independent
+    (counted in both). Where sampling error makes ``V`` smaller than either one-way
+    variance, the larger one-way variance is used, so the error is never below
+    either clustering's.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 2 or min(v.shape) < 2 or not np.all(np.isfinite(v)):
+        raise ValueError("values must be a 2-D array with at least two projections "
+                         "(rows) and two queries (columns)")
+    rows = v.mean(axis=1).var(ddof=1) / v.shape[0]
+    columns = v.mean(axis=0).var(ddof=1) / v.shape[1]
+    cells = v.var(ddof=1) / v.size
+    return float(v.mean()), float(np.sqrt(max(rows + columns - cells, rows, columns)))
+
+
 def cv_better(differences: dict, n_train: int, n_test: int,
               alpha: float = 0.05) -> Verdict:
     """Claim: method A beats B on every dataset/budget of a finding (cross-validated).
