@@ -42,12 +42,18 @@ def claims_of(notebook: str) -> tuple[Claim, ...]:
     return REGISTRY[notebook]
 
 
-def judge(notebook: str, **tables) -> pd.DataFrame:
-    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice."""
+def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame:
+    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice;
+    with ``figure``, only the claims of that figure (a section judged before the
+    tables of the others exist), with the same ids as in the whole slice."""
     rows = []
     registered = claims_of(notebook)
     figures = [claim.figure for claim in registered]
+    if figure is not None and figure not in figures:
+        raise ValueError(f"figure must be one of {sorted(set(figures))}, got {figure!r}")
     for claim, key in zip(registered, _ids(figures)):
+        if figure is not None and claim.figure != figure:
+            continue
         verdict = claim.judge(tables)
         rows.append({"id": key, "source": claim.source, "section": claim.section,
                      "figure": claim.figure, "claim": claim.quote,
