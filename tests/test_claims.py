@@ -381,9 +381,11 @@ def test_ceiling_claim_flips_when_a_private_recall_beats_its_ceiling():
     tables = {"win_margin": 0.02}
     # SimRand reaches 0.5 at eps = 16: below a ceiling of 0.6, above one of 0.4
     assert judge(tables | {"recall": recall_rows(0.0, 0.01, 0.6)}).word == claims.AGREES
-    assert judge(tables | {"recall": recall_rows(0.0, 0.01, 0.4)}).word == claims.DIFFERS
+    assert judge(tables | {"recall": recall_rows(0.0, 0.01, 0.4)}).word == \
+        claims.DIFFERS
     # 0.5 against 0.48 is within two standard errors of 0.01 and 0.01
-    assert judge(tables | {"recall": recall_rows(0.0, 0.01, 0.48)}).word == claims.AGREES
+    assert judge(tables | {"recall": recall_rows(0.0, 0.01, 0.48)}).word == \
+        claims.AGREES
     assert judge(tables | {"recall": recall_rows(0.0, 0.01)}).word == \
         claims.NOT_COMPARABLE
 
@@ -746,6 +748,10 @@ def test_counts_per_source_of_a_runs_folder_and_the_verdicts_that_changed(
     assert main([str(tmp_path / "default"), str(tmp_path / "thesis"), "--changed"]) == 0
     out = capsys.readouterr().out
     assert "all sources" in out and "1 verdicts differ" in out
+    text = claims.page(claims.gather(tmp_path / "default"),
+                       sources_sizes=claims.gather(tmp_path / "thesis"))
+    assert "At the sources' sizes" in text and "1 verdicts differ" in text
+    assert "sources' sizes" not in claims.page(claims.gather(tmp_path / "default"))
     with pytest.raises(ValueError, match="directory"):
         claims.counts(tmp_path / "nothing")
 

@@ -151,7 +151,7 @@ NOT_FROM_THE_RUN = {
         "1.63": "the paper's data size (1.63 million road intersections)",
         "0.25": "a benchmark's build time (benchmarks/bench_psd.py), not this run"},
     "11_concentrated_geo_privacy": {
-        "47.5": "the text's PCH budget split (2.5%, 47.5%, 50%), a setting of the source",
+        "47.5": "the text's PCH budget split (2.5%, 47.5%, 50%), a source's setting",
         "87.4": "the authors' scripts' PCH split (cgp.PCH_SCRIPTS_SPLIT)",
         "7.6": "the authors' scripts' PCH split (cgp.PCH_SCRIPTS_SPLIT)"},
     "13_after_the_thesis": {
@@ -182,8 +182,9 @@ def run_numbers(notebook) -> set[float]:
         texts.append(cell.source)
         for output in cell.get("outputs", []):
             texts.append(output.get("text", ""))
+            data = output.get("data", {})
             texts += [v if isinstance(v, str) else "".join(v)
-                      for k, v in output.get("data", {}).items() if k.startswith("text/")]
+                      for k, v in data.items() if k.startswith("text/")]
     return {float(n) for text in texts for n in ANY_NUMBER.findall(text)}
 
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, Claim, Verdict, combine, not_comparable
+from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, Claim, Verdict, combine, \
+    not_comparable
+from .inference import _where
 from .rules import above, curve
 
 NOTEBOOK = "13_after_the_thesis"
@@ -80,7 +82,8 @@ def _setting(row) -> str:
 
 
 def _interval(row, method) -> str:
-    return f"{row[method]:.3g} [{row[method + ' low']:.3g}, {row[method + ' high']:.3g}]"
+    low, high = row[method + " low"], row[method + " high"]
+    return f"{row[method]:.3g} [{low:.3g}, {high:.3g}]"
 
 
 def _tally(outcomes: dict, every: bool) -> Verdict:
@@ -92,7 +95,7 @@ def _tally(outcomes: dict, every: bool) -> Verdict:
         return not_comparable("no setting in this run")
     words = list(outcomes.values())
     held = words.count("holds")
-    why = "; ".join(f"{o} at " + ", ".join(k for k, w in outcomes.items() if w == o)
+    why = "; ".join(_where(o, [k for k, w in outcomes.items() if w == o], len(words))
                     for o in ("holds", "opposite", "level") if o in words)
     if words.count("level") == len(words):
         return not_comparable("the intervals overlap at every setting", why)

@@ -50,7 +50,8 @@ def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame
     registered = claims_of(notebook)
     figures = [claim.figure for claim in registered]
     if figure is not None and figure not in figures:
-        raise ValueError(f"figure must be one of {sorted(set(figures))}, got {figure!r}")
+        raise ValueError(f"figure must be one of {sorted(set(figures))}, "
+                         f"got {figure!r}")
     for claim, key in zip(registered, _ids(figures)):
         if figure is not None and claim.figure != figure:
             continue
@@ -94,18 +95,40 @@ def summary(ledger: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
-def page(whole: pd.DataFrame, title: str = "The claims ledger") -> str:
-    """The ledger as a Markdown page: the counts per source, then every claim by
-    notebook (its words, verdict and why; the deciding numbers stay in the CSVs)."""
-    def cell(text):
-        return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
 
-    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
-             "`dpnn.claims` from the run that wrote the ledger.", "", "| source | "
-             + " | ".join(VERDICTS) + " |", "| --- |" + " --- |" * len(VERDICTS)]
+
+def _counts_table(whole: pd.DataFrame) -> list[str]:
+    lines = ["| source | " + " | ".join(VERDICTS) + " |",
+             "| --- |" + " --- |" * len(VERDICTS)]
     counts = summary(whole) if len(whole) else pd.DataFrame(columns=list(VERDICTS))
-    lines += [f"| {cell(source)} | " + " | ".join(str(int(n)) for n in row) + " |"
-              for source, row in counts.iterrows()]
+    return lines + [f"| {_cell(source)} | " + " | ".join(str(int(n)) for n in row)
+                    + " |" for source, row in counts.iterrows()]
+
+
+def page(whole: pd.DataFrame, title: str = "The claims ledger",
+         sources_sizes: pd.DataFrame | None = None) -> str:
+    """The ledger as a Markdown page: the counts per source, then every claim by
+    notebook (its words, verdict and why; the deciding numbers stay in the CSVs).
+
+    ``sources_sizes``, the whole ledger of a run at the sources' sizes (the thesis
+    profile's ``figures/thesis/``), adds its counts and the claims whose verdict
+    differs from ``whole``'s."""
+    cell = _cell
+    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
+             "`dpnn.claims` from the run that wrote the ledger.", ""]
+    lines += _counts_table(whole)
+    if sources_sizes is not None and len(sources_sizes):
+        moved = changed(whole, sources_sizes)
+        lines += ["", "At the sources' sizes (the thesis profile):", ""]
+        lines += _counts_table(sources_sizes)
+        lines += ["", f"{len(moved)} verdicts differ at the sources' sizes."]
+        if len(moved):
+            lines += ["", "| notebook | id | verdict | at the sources' sizes |",
+                      "| --- | --- | --- | --- |"]
+            lines += [f"| {cell(r[0])} | {cell(r[1])} | {r[2]} | {r[3]} |"
+                      for r in moved.itertuples(index=False)]
     for notebook, part in whole.groupby("notebook", sort=False):
         lines += ["", f"## {notebook}", "", "| id | claim | verdict | why |",
                   "| --- | --- | --- | --- |"]
