@@ -159,3 +159,103 @@ def test_the_line_check_counts_columns_not_bytes(tmp_path):
     message = r"1 code line\(s\) over 88 columns.*code cell 2"
     with pytest.raises(AssertionError, match=message):
         test_code_lines_fit_in_88_columns(path)
+
+
+# --- numbers in prose come from the run ----------------------------------------------
+
+#: A reference, not a measured number: "§6.2.1", "Figs. 6.14–6.16", "Thm 2.13",
+#: "lines 100–109", "arXiv:1901.09858" (and later members of such a list or range).
+REFERENCE = re.compile(
+    r"(§|\bFigs?\.|\bFigures?|\bTables?|\bThm\.?|\bTheorems?|\bLemmas?|\bDef\.?|"
+    r"\bDefinitions?|\bEqs?\.|\bAlgs?\.|\bAlgorithms?|\bSections?|\bExercises?|"
+    r"\bCorollary|\bProp\.|\bclaims?|\brows?|\blines?|\bl\.|\barXiv:?|\bchapters?|"
+    r"\bnotebooks?|\bv)"
+    r"(\s*[\d.]+[a-z]?\s*(,|–|-|and|to|or)\s*(§|Figs?\.\s*)?)*\s*$", re.IGNORECASE)
+DECIMAL = re.compile(r"(?<![\w.])(\d+\.\d+)(?![\w.]*\d)")
+#: Text whose numbers are not the run's: math, code, quotations, link targets.
+QUOTED = [re.compile(p, re.S) for p in (
+    r"\$\$.*?\$\$", r"\$[^$]*\$", r"`[^`]*`", r"\"[^\"]*\"", r"“[^”]*”",
+    r"(?<!\w)'[^']*'(?!\w)", r"\]\([^)]*\)", r"https?://\S+")]
+ANY_NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][+-]?\d+)?")
+#: Numbers in prose that no run computes, each with its reason. Keep it short.
+NOT_FROM_THE_RUN = {
+    "08_experiments_comparison": {
+        "2.5": "the machine's load during the timings of the running-time note"},
+    "10_private_spatial_decompositions": {
+        "1.63": "the paper's data size (1.63 million road intersections)",
+        "0.25": "a benchmark's build time (benchmarks/bench_psd.py), not this run"},
+    "11_concentrated_geo_privacy": {
+        "47.5": "the text's PCH budget split (2.5%, 47.5%, 50%), a source's setting",
+        "87.4": "the authors' scripts' PCH split (cgp.PCH_SCRIPTS_SPLIT)",
+        "7.6": "the authors' scripts' PCH split (cgp.PCH_SCRIPTS_SPLIT)"},
+    "13_after_the_thesis": {
+        "13.65": "the sum of the follow-up's linear schedule at height 14, its code"},
+}
+
+
+def prose_numbers(text: str) -> list[str]:
+    """The decimal numbers of 2+ significant digits in ``text`` that are neither
+    quoted (math, code, quotation marks, links) nor references (sections, figures)."""
+    for pattern in QUOTED:
+        text = pattern.sub(lambda m: " " * len(m.group()), text)
+    found = []
+    for match in DECIMAL.finditer(text):
+        digits = match.group(1).replace(".", "").lstrip("0")
+        if len(digits) >= 2 and not REFERENCE.search(text[:match.start()][-80:]):
+            found.append(match.group(1))
+    return found
+
+
+def run_numbers(notebook) -> set[float]:
+    """Every number the stored outputs print (text, Markdown, HTML) and every
+    literal of the code cells (the parameters)."""
+    texts = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        texts.append(cell.source)
+        for output in cell.get("outputs", []):
+            texts.append(output.get("text", ""))
+            data = output.get("data", {})
+            texts += [v if isinstance(v, str) else "".join(v)
+                      for k, v in data.items() if k.startswith("text/")]
+    return {float(n) for text in texts for n in ANY_NUMBER.findall(text)}
+
+
+def contradicted(path: Path) -> list[tuple[int, str]]:
+    """(cell, number) for every prose number that the run does not print."""
+    notebook = nbformat.read(path, as_version=4)
+    printed = run_numbers(notebook)
+    allowed = NOT_FROM_THE_RUN.get(path.stem, {})
+    bad = []
+    for index, cell in enumerate(notebook.cells):
+        tags = cell.metadata.get("tags", [])
+        if cell.cell_type != "markdown" or {"exercise", "solution"} & set(tags):
+            continue
+        for number in prose_numbers(cell.source):
+            half = 0.5 * 10.0 ** -len(number.split(".")[1])
+            if number not in allowed and not any(abs(p - float(number)) <= half + 1e-12
+                                                 for p in printed):
+                bad.append((index, number))
+    return bad
+
+
+def test_prose_numbers_are_found_by_the_rule():
+    text = ("at 0.113 ± 0.004 (§6.2.1, Figs. 6.14–6.16, lines 100–109, "
+            "arXiv:1901.09858) $0.25$ `0.75` \"0.33\" 'a 0.44' and 5.9–12.0x, 0.5")
+    # 0.004 and 0.5 have one significant digit
+    assert prose_numbers(text) == ["0.113", "5.9", "12.0"]
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if "05" <= p.stem[:2] <= "14"],
+                         ids=lambda p: p.stem)
+def test_no_number_in_prose_contradicts_the_stored_outputs(path):
+    """Every decimal number with two or more significant digits in a markdown cell
+    (exercises and their solutions aside) must be printed by the stored outputs, up
+    to the prose's rounding: some output number, rounded to as many decimals as the
+    prose gives, equals it. Numbers inside math, code, quotation marks or links
+    (quotations of a source, parameters) and references (§, Fig., Thm, lines, arXiv)
+    are exempt, and so are the few numbers of ``NOT_FROM_THE_RUN``, each with its
+    reason. A number the prose computes by hand (a ratio of two printed values) must
+    be printed by the run too: print the paragraph from a code cell as Markdown."""
+    assert not contradicted(path), f"prose numbers not in the outputs of {path.name}"

@@ -463,13 +463,18 @@ def test_recall_table_shape_and_extremes():
 def test_recall_standard_error_over_projections():
     from dpnn.simrand import studies
     # three releases whose queries score 0.1, 0.2, 0.3: std(0.1, 0.2, 0.3) / sqrt(3)
-    assert studies._between([np.full(50, 0.1), np.full(50, 0.2), np.full(50, 0.3)]) == \
-        pytest.approx(0.1 / np.sqrt(3))
-    assert np.isnan(studies._between([np.full(50, 0.1)]))
+    out = studies._errors([np.full(50, 0.1), np.full(50, 0.2), np.full(50, 0.3)])
+    assert out["se_projections"] == pytest.approx(0.1 / np.sqrt(3))
+    # constant queries within a release: all the variation is between projections
+    assert out["se"] == pytest.approx(0.1 / np.sqrt(3))
+    assert out["se_queries"] < out["se"]
+    one = studies._errors([np.full(50, 0.1)])
+    assert np.isnan(one["se_projections"]) and one["se"] == one["se_queries"]
     x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
     table = s.recall_table(x, [np.pi / 4], [16], [4.0], n_queries=20, n_neighbours=5,
                            repeats=3, delta=1e-5, rng=1)
     assert (table.se_projections >= 0).all() and table.se_projections.notna().all()
+    assert (table.se >= table.se_projections - 1e-15).all()
 
 
 def test_estimator_study_matches_its_parts():

@@ -35,10 +35,13 @@ SOLUTION_SUMMARY = "Solution (click to show)"
 
 def _ledger_page(root: Path) -> str:
     """The claims ledger of the stored default run (the ``ledger_*.csv`` beside the
-    committed figures) as a page: the verdict counts per source, then every claim."""
+    committed figures) as a page: the verdict counts per source, then every claim;
+    with a thesis run's ledgers in ``figures/thesis/``, their counts and the
+    verdicts that differ at the sources' sizes."""
     from dpnn import claims
 
-    return claims.page(claims.gather(root / "figures"))
+    return claims.page(claims.gather(root / "figures"),
+                       sources_sizes=claims.gather(root / "figures" / "thesis"))
 
 
 def collapse_solutions(nb):

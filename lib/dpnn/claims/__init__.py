@@ -8,9 +8,9 @@ ledger files (:mod:`.ledger`). Judging reads aggregate result tables only.
 
 from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, VERDICTS, Claim, Verdict, \
     combine, not_comparable
-from .inference import clustered_mean, corrected_resampled_ttest, cv_better, holm, \
-    median_gap
-from .ledger import REGISTRY, claims_of, gather, judge, ledger_dir, page, summary, \
-    view, write_ledger
+from .inference import clustered_mean, corrected_resampled_ttest, crossed_mean, \
+    cv_better, holm, matched_epsilon, matched_epsilon_interval, median_gap
+from .ledger import REGISTRY, changed, claims_of, counts, gather, judge, ledger_dir, \
+    page, summary, view, write_ledger
 from .rules import CEILING, FLOOR, THESIS_QUERIES, Z, Curve, above, curve, \
     difference_within, informative, overtakes, ratio_within, source_se, value_within

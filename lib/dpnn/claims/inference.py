@@ -84,6 +84,83 @@ def clustered_mean(values) -> tuple[float, float]:
     return float(means.mean()), float(means.std(ddof=1) / np.sqrt(len(means)))
 
 
+def crossed_mean(values) -> tuple[float, float]:
+    """Mean and standard error over projections (rows) crossed with queries (columns).
+
+    Every projection is scored on the same queries, so both are random samples: the
+    variance of the grand mean is estimated by two-way clustering (Cameron, Gelbach
+    and Miller 2011), ``V = V_rows + V_columns - V_cells``, where ``V_rows`` is the
+    squared standard error of the mean of the row means (the between-projection
+    spread, as :func:`clustered_mean`), ``V_columns`` that of the column means (the
+    between-query spread) and ``V_cells`` that of all cells taken as independent
+    (counted in both). Where sampling error makes ``V`` smaller than either one-way
+    variance, the larger one-way variance is used, so the error is never below
+    either clustering's.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 2 or min(v.shape) < 2 or not np.all(np.isfinite(v)):
+        raise ValueError("values must be a 2-D array with at least two projections "
+                         "(rows) and two queries (columns)")
+    rows = v.mean(axis=1).var(ddof=1) / v.shape[0]
+    columns = v.mean(axis=0).var(ddof=1) / v.shape[1]
+    cells = v.var(ddof=1) / v.size
+    return float(v.mean()), float(np.sqrt(max(rows + columns - cells, rows, columns)))
+
+
+def matched_epsilon(target: float, curve, epsilons) -> float:
+    """The ε at which a decreasing MSE ``curve`` (on the grid ``epsilons``) equals
+    ``target``, interpolated linearly in log MSE against log ε; ``inf`` for a target
+    below the curve's smallest value (no ε of the grid reaches it), 0 for one above
+    its largest (every ε of the grid does better)."""
+    curve = np.minimum.accumulate(np.asarray(curve, dtype=float))
+    if target < curve[-1]:
+        return float("inf")
+    if target > curve[0]:
+        return 0.0
+    return float(np.exp(np.interp(np.log(target), np.log(curve[::-1]),
+                                  np.log(np.asarray(epsilons, float)[::-1]))))
+
+
+def matched_epsilon_interval(target, mse_grid, epsilons, rng, *,
+                             n_resamples: int = 2000,
+                             level: float = 0.95) -> tuple[float, float, float]:
+    """The ε at which a mechanism's mean MSE equals a reference's mean squared
+    displacement, and its percentile bootstrap interval over queries.
+
+    ``target`` holds the reference's (DP-TT's) squared displacement per query;
+    ``mse_grid`` the mechanism's exact MSE per query (rows) at each ε of the
+    increasing grid ``epsilons`` (columns; one row for a mechanism whose MSE does
+    not depend on the query, such as GEO). Each resample draws the reference's
+    queries and the mechanism's queries with replacement, independently (the two
+    means are taken over their own query samples), and solves
+    :func:`matched_epsilon`; an interval end is an order statistic of the
+    resamples (so ``inf`` and 0 stay meaningful). ``rng`` fixes the resampling.
+    """
+    t = np.asarray(target, dtype=float)
+    grid = np.atleast_2d(np.asarray(mse_grid, dtype=float))
+    eps = np.asarray(epsilons, dtype=float)
+    if t.ndim != 1 or len(t) < 2 or not np.all(np.isfinite(t)) or np.any(t < 0):
+        raise ValueError("target must hold two or more finite non-negative values")
+    if eps.ndim != 1 or len(eps) < 2 or np.any(eps <= 0) or np.any(np.diff(eps) <= 0):
+        raise ValueError("epsilons must be an increasing grid of positive budgets")
+    if grid.shape[1] != len(eps) or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
+        raise ValueError("mse_grid must hold positive finite MSEs, one column per "
+                         "epsilon")
+    if n_resamples < 100:
+        raise ValueError(f"n_resamples must be at least 100, got {n_resamples}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    targets = rng.multinomial(len(t), np.full(len(t), 1 / len(t)),
+                              size=n_resamples) @ t / len(t)
+    picks = rng.multinomial(len(grid), np.full(len(grid), 1 / len(grid)),
+                            size=n_resamples)
+    curves = picks @ grid / len(grid)
+    found = np.array([matched_epsilon(a, c, eps) for a, c in zip(targets, curves)])
+    low, high = np.quantile(found, [(1 - level) / 2, (1 + level) / 2],
+                            method="inverted_cdf")
+    return matched_epsilon(t.mean(), grid.mean(axis=0), eps), float(low), float(high)
+
+
 def cv_better(differences: dict, n_train: int, n_test: int,
               alpha: float = 0.05) -> Verdict:
     """Claim: method A beats B on every dataset/budget of a finding (cross-validated).

@@ -42,12 +42,19 @@ def claims_of(notebook: str) -> tuple[Claim, ...]:
     return REGISTRY[notebook]
 
 
-def judge(notebook: str, **tables) -> pd.DataFrame:
-    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice."""
+def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame:
+    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice;
+    with ``figure``, only the claims of that figure (a section judged before the
+    tables of the others exist), with the same ids as in the whole slice."""
     rows = []
     registered = claims_of(notebook)
     figures = [claim.figure for claim in registered]
+    if figure is not None and figure not in figures:
+        raise ValueError(f"figure must be one of {sorted(set(figures))}, "
+                         f"got {figure!r}")
     for claim, key in zip(registered, _ids(figures)):
+        if figure is not None and claim.figure != figure:
+            continue
         verdict = claim.judge(tables)
         rows.append({"id": key, "source": claim.source, "section": claim.section,
                      "figure": claim.figure, "claim": claim.quote,
@@ -88,18 +95,40 @@ def summary(ledger: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
-def page(whole: pd.DataFrame, title: str = "The claims ledger") -> str:
-    """The ledger as a Markdown page: the counts per source, then every claim by
-    notebook (its words, verdict and why; the deciding numbers stay in the CSVs)."""
-    def cell(text):
-        return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("*", "\\*").replace("\n", " ")
 
-    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
-             "`dpnn.claims` from the run that wrote the ledger.", "", "| source | "
-             + " | ".join(VERDICTS) + " |", "| --- |" + " --- |" * len(VERDICTS)]
+
+def _counts_table(whole: pd.DataFrame) -> list[str]:
+    lines = ["| source | " + " | ".join(VERDICTS) + " |",
+             "| --- |" + " --- |" * len(VERDICTS)]
     counts = summary(whole) if len(whole) else pd.DataFrame(columns=list(VERDICTS))
-    lines += [f"| {cell(source)} | " + " | ".join(str(int(n)) for n in row) + " |"
-              for source, row in counts.iterrows()]
+    return lines + [f"| {_cell(source)} | " + " | ".join(str(int(n)) for n in row)
+                    + " |" for source, row in counts.iterrows()]
+
+
+def page(whole: pd.DataFrame, title: str = "The claims ledger",
+         sources_sizes: pd.DataFrame | None = None) -> str:
+    """The ledger as a Markdown page: the counts per source, then every claim by
+    notebook (its words, verdict and why; the deciding numbers stay in the CSVs).
+
+    ``sources_sizes``, the whole ledger of a run at the sources' sizes (the thesis
+    profile's ``figures/thesis/``), adds its counts and the claims whose verdict
+    differs from ``whole``'s."""
+    cell = _cell
+    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
+             "`dpnn.claims` from the run that wrote the ledger.", ""]
+    lines += _counts_table(whole)
+    if sources_sizes is not None and len(sources_sizes):
+        moved = changed(whole, sources_sizes)
+        lines += ["", "At the sources' sizes (the thesis profile):", ""]
+        lines += _counts_table(sources_sizes)
+        lines += ["", f"{len(moved)} verdicts differ at the sources' sizes."]
+        if len(moved):
+            lines += ["", "| notebook | id | verdict | at the sources' sizes |",
+                      "| --- | --- | --- | --- |"]
+            lines += [f"| {cell(r[0])} | {cell(r[1])} | {r[2]} | {r[3]} |"
+                      for r in moved.itertuples(index=False)]
     for notebook, part in whole.groupby("notebook", sort=False):
         lines += ["", f"## {notebook}", "", "| id | claim | verdict | why |",
                   "| --- | --- | --- | --- |"]
@@ -138,3 +167,25 @@ def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
     ledger.to_csv(partial, index=False, lineterminator="\n")
     os.replace(partial, path)
     return path
+
+
+def counts(directory: Path | str) -> pd.DataFrame:
+    """The verdict counts per source of the run whose ledger CSVs are in ``directory``
+    (``figures/`` for the default profile, ``figures/thesis/`` for the thesis's), with
+    a total row; ``ValueError`` if the folder holds no ledger."""
+    whole = gather(directory)
+    if whole.empty:
+        raise ValueError(f"directory must hold ledger_*.csv files, none in {directory}")
+    table = summary(whole)
+    table.loc["all sources"] = table.sum()
+    return table
+
+
+def changed(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """The claims whose verdict differs between two whole ledgers (:func:`gather`),
+    matched by notebook and id: their ids, both verdicts and both deciding numbers."""
+    keys = ["notebook", "id"]
+    both = before.merge(after, on=keys, suffixes=(" before", " after"))
+    moved = both[both["verdict before"] != both["verdict after"]]
+    return moved[keys + ["verdict before", "verdict after", "numbers before",
+                         "numbers after"]].reset_index(drop=True)

@@ -1,17 +1,18 @@
 """Notebook 12's own findings on SimRand against the Gaussian random projection.
 
 ``tables``: ``recall`` (:func:`dpnn.simrand.recall_table`: one row per alpha/pi,
-k, epsilon and method, with ``recall``, its per-query standard error ``se`` and
-its standard error over the independent releases ``se_projections``) and
-``win_margin`` (the recall difference the notebook calls a win). Each method's
-error is the larger of the two standard errors, so the variation between random
-projections counts; the two methods' errors combine as independent. The
+k, epsilon and method, with ``recall`` and its standard error ``se``, the releases
+(each a new random projection) and the queries taken as crossed clusters, so the
+variation between projections counts; with one release ``se_projections`` is NaN
+and ``se`` is the per-query error) and ``win_margin`` (the recall difference the
+notebook calls a win). The two methods' errors combine as independent. The
 statements are the companion's, not a source's: no outside sampling error.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, not_comparable
 from .rules import Z, outcome_band, outcome_exists
@@ -27,7 +28,7 @@ def differences(recall):
     if part.empty:
         return part.assign(difference=[], se=[])[["alpha/pi", "k", "epsilon",
                                                   "difference", "se"]]
-    part["error"] = np.fmax(part["se"], part["se_projections"])
+    part["error"] = part["se"]
     wide = part.pivot_table(index=["alpha/pi", "k", "epsilon"], columns="method",
                             values=["recall", "error"])
     d = wide[("recall", "SimRand")] - wide[("recall", "Gaussian RP")]
@@ -77,8 +78,38 @@ def _only_large(t):
 
 
 RULE = ("a tie: the recall difference within ± win_margin up to two standard errors "
-        "(each method's the larger of the per-query and the between-projection "
-        "error); a separation: beyond two standard errors")
+        "(each method's with projections and queries as crossed clusters); a "
+        "separation: beyond two standard errors")
+CEILINGS = {"SimRand": "SimHash, no noise", "Gaussian RP": "JL projection, no noise"}
+
+
+def above_ceiling(recall):
+    """Each private recall minus its own no-noise ceiling at the same (alpha, k), with
+    the two standard errors combined as independent."""
+    keys = ["alpha/pi", "k", "epsilon"]
+    parts = []
+    for method, ceiling in CEILINGS.items():
+        both = recall[recall["method"] == method].merge(
+            recall[recall["method"] == ceiling], on=keys, suffixes=("", " ceiling"))
+        parts.append(both[keys].assign(
+            method=method, difference=both["recall"] - both["recall ceiling"],
+            se=np.hypot(both["se"], both["se ceiling"])))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def _below_ceiling(t):
+    d = above_ceiling(t["recall"])
+    if d.empty:
+        return not_comparable("no no-noise ceiling in this run")
+    over = outcome_exists(d["difference"], d["se"], d["se"], Z) == "holds"
+    top = d.loc[d["difference"].idxmax()]
+    numbers = (f"largest excess {top['difference']:+.3f} ± {top['se']:.3f} "
+               f"({top['method']}, {_label(top)})")
+    why = f"above its ceiling by more than two standard errors at {int(over.sum())} " \
+          f"of {len(d)} settings"
+    return Verdict(AGREES if not over.any() else DIFFERS, why, numbers)
+
+
 CLAIMS = (
     Claim(NOTEBOOK, SOURCE, "notebook 12 §7", "12 §7",
           "'For ε ≤ 2 every setting is a tie at or near chance recall'",
@@ -89,4 +120,11 @@ CLAIMS = (
           "SimRand − Gaussian RP recall@10 at every α and k, below and from ε = 16",
           RULE + "; agrees only if every setting below ε = 16 ties and some setting "
           "from 16 on separates", _only_large),
+    Claim(NOTEBOOK, SOURCE, "notebook 12 §6", "12 §6",
+          "'the same searches without noise (SimHash, and the JL projection: the "
+          "ceilings each method approaches as ε grows)'",
+          "each private recall@10 minus its own no-noise search's at the same α and k",
+          "agrees if no private recall exceeds its ceiling by more than two standard "
+          "errors (both with projections and queries as crossed clusters), differs "
+          "otherwise", _below_ceiling),
 )

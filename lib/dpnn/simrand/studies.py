@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from dpnn._validation import generator, positive_finite, positive_int
+from dpnn.claims.inference import clustered_mean, crossed_mean
 from dpnn.progress import progress
 from . import estimators, flips, projection_baseline, search, simhash
 from .projection_baseline import _unit
@@ -48,11 +49,14 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     The rows of ``data`` are shuffled; the first ``n_queries`` become queries
     (hashed or projected exactly), the rest are released, ``repeats`` times per
     (alpha, k, epsilon) and method. Columns: alpha/pi, k, epsilon, method,
-    recall (mean over queries and repeats), se (its standard error, treating
-    the ``n_queries * repeats`` per-query recalls as independent) and
-    se_projections (its standard error over the ``repeats`` independent releases,
-    each a new random projection: the between-projection variation the per-query
-    error leaves out; NaN for one release).
+    recall (mean over queries and repeats); se, its standard error with the
+    releases (each a new random projection) and the queries as crossed clusters
+    (:func:`dpnn.claims.crossed_mean`: the variation between projections and
+    between queries both count); se_queries, the standard error treating the
+    ``n_queries * repeats`` per-query recalls as independent; se_projections, the
+    standard error over the ``repeats`` releases alone. With one release the
+    between-projection variation cannot be estimated: se is then se_queries and
+    se_projections NaN.
 
     ``ceiling=True`` adds, per (alpha, k), the recall of the same searches without
     noise (methods "SimHash, no noise" and "JL projection, no noise": exact hashes and
@@ -83,25 +87,27 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
                     gau = projection_baseline.gaussian_projection(database, k, epsilon, delta, alpha, rng)
                     per_query["Gaussian RP"].append(search.recall_at(search.knn_euclidean(gau, queries, n_neighbours), truth))
                 for method, per_repeat in per_query.items():
-                    values = np.concatenate(per_repeat)
-                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
-                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size),
-                                 "se_projections": _between(per_repeat)})
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon,
+                                 "method": method, **_errors(per_repeat)})
     if ceiling:
         rows.extend(_ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, ceiling_rng))
     return pd.DataFrame(rows)
 
 
-def _between(per_repeat) -> float:
-    """Standard error of the mean recall over independent releases (projections).
-
-    Each release's queries are averaged first, so the spread between projections
-    counts as well as the spread between queries; NaN with a single release.
-    """
-    means = np.array([np.mean(v) for v in per_repeat])
-    if len(means) < 2:
-        return float("nan")
-    return float(means.std(ddof=1) / math.sqrt(len(means)))
+def _errors(per_repeat) -> dict:
+    """Mean recall of ``per_repeat`` (one array of per-query recalls per release) and
+    its standard errors: crossed (``se``), per query (``se_queries``) and between
+    releases (``se_projections``); see :func:`recall_table`."""
+    values = np.asarray(per_repeat, dtype=float)
+    mean = float(values.mean())
+    se_queries = float(values.std(ddof=1) / math.sqrt(values.size))
+    if len(values) < 2:
+        return {"recall": mean, "se": se_queries, "se_queries": se_queries,
+                "se_projections": float("nan")}
+    _, se_projections = clustered_mean(values)
+    _, se = crossed_mean(values)
+    return {"recall": mean, "se": se, "se_queries": se_queries,
+            "se_projections": se_projections}
 
 
 def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng):
@@ -118,11 +124,11 @@ def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, 
             squared = (pq ** 2).sum(axis=1)[:, None] + (pd_ ** 2).sum(axis=1)[None, :] - 2 * pq @ pd_.T
             per_query["JL projection, no noise"].append(search.recall_at(_top(squared, n_neighbours), truth))
         for method, values in per_query.items():
-            values = np.concatenate(values)
+            errors = _errors(values)
             for alpha in alphas:
                 for epsilon in epsilons:
-                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon, "method": method,
-                                 "recall": values.mean(), "se": values.std(ddof=1) / math.sqrt(values.size)})
+                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon,
+                                 "method": method, **errors})
     return rows
 
 
