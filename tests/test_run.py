@@ -215,3 +215,13 @@ def test_notebooks_run_together_give_what_they_give_one_at_a_time(tmp_path, monk
     assert (tmp_path / "two" / "51_other.ipynb").read_bytes() == good
     with pytest.raises(runner.RunError, match="jobs must be an integer >= 1"):
         runner.run("ci", [], {}, jobs=0)
+
+
+def test_a_key_given_twice_in_profiles_is_refused(tmp_path, monkeypatch):
+    # Old loader: YAML kept the later of two `14_what_the_server_learns:` blocks under
+    # ci without a word, so the smoke run used sizes nobody meant for it.
+    project(tmp_path, monkeypatch, "y = x")
+    (tmp_path / "notebooks" / "profiles.yml").write_text(
+        "ci:\n  50_probe: {x: 1}\n  50_probe: {x: 2}\ndefault: {}\n")
+    with pytest.raises(runner.RunError, match="'50_probe' twice.*line 3"):
+        runner.run("ci", [], {}, dry_run=True)

@@ -38,10 +38,25 @@ def parse_value(text: str):
     return _numbers(yaml.safe_load(text))
 
 
+class _UniqueKeys(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (YAML would keep
+    the later one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise RunError(f"profiles.yml gives {key!r} twice in one section "
+                               f"(line {key_node.start_mark.line + 1}); keep one")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_profiles(root: Path) -> dict:
     """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles.yml``."""
     with open(root / "notebooks" / "profiles.yml") as handle:
-        profiles = yaml.safe_load(handle) or {}
+        profiles = yaml.load(handle, Loader=_UniqueKeys) or {}
     return {
         name: {
             nb: {k: _numbers(v) for k, v in (params or {}).items()}
