@@ -3,19 +3,17 @@
 The array paths replace three of DataSynthesizer's steps during a PrivBayes call (the
 network search's scoring, the split of the noisy tables into conditionals, the sampling).
 Each is compared here with the function it replaces, run on the same inputs with the same
-global seed (DataSynthesizer's own code is the reference), and the whole synthetic copy and
-the studies of notebook 09 that use it are compared with the copy made by DataSynthesizer's
-functions (``_synthesize(..., arrays=False)``).
+global seed (DataSynthesizer's own code is the reference), and the whole synthetic copy is compared with the copy made by DataSynthesizer's
+functions (``_synthesize(..., arrays=False)``); tests/test_gursoy_studies_fast.py does the same
+for the studies of notebook 09.
 """
 
-import functools
 from itertools import product
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpnn import classification as c
 from dpnn import data, privbayes
 from dpnn import privbayes_arrays as arrays
 
@@ -135,17 +133,3 @@ def test_sampling_equals_datasynthesizers_generator():
     found = arrays.generate_encoded_dataset(500, description)
     assert np.random.random() == after_expected  # the same draws, no more, no fewer
     pd.testing.assert_frame_equal(found, expected)
-
-
-def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch):
-    points, labels = data.classification_dataset("moons", seed=7)
-    points, labels = points[:250], labels[:250]
-    arguments = dict(privbayes={"degree": 2}, n_jobs=1)
-    fast = (c.rn_study(points, labels, 2, [1.0], [10, 25], 2, 1, np.random.default_rng(1), **arguments),
-            c.knn_study(points, labels, 2, [1.0], [1, 5], 20, 2, 1, np.random.default_rng(2), **arguments))
-    monkeypatch.setattr(privbayes, "_synthesize", functools.partial(privbayes._synthesize, arrays=False))
-    reference = (c.rn_study(points, labels, 2, [1.0], [10, 25], 2, 1, np.random.default_rng(1), **arguments),
-                 c.knn_study(points, labels, 2, [1.0], [1, 5], 20, 2, 1, np.random.default_rng(2), **arguments))
-    for found, expected in zip(fast, reference):
-        assert "PrivBayes" in set(found.method)
-        pd.testing.assert_frame_equal(found, expected, check_exact=True)
