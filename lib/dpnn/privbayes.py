@@ -28,6 +28,9 @@ maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) impleme
 * **serial.** It builds the network with a ``multiprocessing.Pool`` per added attribute; on a
   shared two-core machine that costs more than it saves, so during the call its ``Pool`` is
   replaced by a serial map that returns the same list (the work is deterministic).
+* **arrays.** The network scores, the split of the noisy tables into conditionals and
+  the sampling run on numpy arrays (:mod:`dpnn.privbayes_arrays`): the same floats
+  and draws.
 * **each mutual information once.** Its greedy search recomputes the mutual information of every
   (child, parents) candidate at every step, although the data do not change within a call; during
   the call each value is computed once and then read back (:func:`_remembered`), the same float,
@@ -259,11 +262,13 @@ def _checked(points, labels, n_labels, epsilon, bounds, degree, bins, n_samples)
     return points, labels, low, high, n_samples
 
 
-def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins, n_samples, arrays=True):
-    """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed`` (see :func:`privbayes_synthetic`).
+def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins,
+                n_samples, arrays=True):
+    """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed``.
 
-    ``arrays``: run the network search's scoring and the sampling on numpy arrays
-    (:mod:`dpnn.privbayes_arrays`, the same values and draws); False runs DataSynthesizer's own.
+    See :func:`privbayes_synthetic`. ``arrays``: run the network scores, the noisy
+    conditionals' split and the sampling on arrays (:mod:`dpnn.privbayes_arrays`, the
+    same values and draws); False runs DataSynthesizer's own functions.
     """
     describer_module = importlib.import_module("DataSynthesizer.DataDescriber")
     from DataSynthesizer.DataDescriber import DataDescriber
@@ -289,8 +294,10 @@ def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins
         privbayes_module.Pool = _SerialPool
         privbayes_module.mutual_information = _remembered(privbayes_module.mutual_information)
         if arrays:
-            privbayes_module.worker = privbayes_arrays.network_worker(privbayes_module.mutual_information)
-            DataGenerator.generate_encoded_dataset = staticmethod(privbayes_arrays.generate_encoded_dataset)
+            privbayes_module.worker = privbayes_arrays.network_worker(
+                privbayes_module.mutual_information)
+            DataGenerator.generate_encoded_dataset = staticmethod(
+                privbayes_arrays.generate_encoded_dataset)
             describer_module.construct_noisy_conditional_distributions = (
                 privbayes_arrays.construct_noisy_conditional_distributions)
         privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(

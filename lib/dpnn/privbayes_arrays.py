@@ -1,22 +1,26 @@
-"""DataSynthesizer's PrivBayes search and sampling on numpy arrays: the same values, the same draws.
+"""DataSynthesizer's PrivBayes search and sampling on arrays: the same values and draws.
 
-:mod:`dpnn.privbayes` runs DataSynthesizer's correlated attribute mode. Two of its steps
-spend nearly all their time in pandas bookkeeping, not in PrivBayes:
+:mod:`dpnn.privbayes` runs DataSynthesizer's correlated attribute mode. Three of its
+steps spend nearly all their time in pandas bookkeeping, not in PrivBayes:
 
 * the greedy network search scores every (child, parents) candidate by the mutual
-  information of the child's column and the parents' joint column (PrivBayes §4). The
-  parents' joint value is a string per record (``' '.join``), and scikit-learn sorts those
-  strings to number the values. :func:`network_worker` numbers them from integer codes
-  instead, in the same order, so scikit-learn's ``mutual_info_score`` sees the same
-  contingency table and returns the same float; each value is computed once per call.
-* the sampling of the synthetic records (PrivBayes's Algorithm 1, last step) filters the
-  whole frame by evaluating a pandas expression per parents' value.
-  :func:`generate_encoded_dataset` takes the same records by a boolean mask and draws from
-  ``numpy.random`` with the same calls, in the same order.
+  information of the child's column and the parents' joint column (PrivBayes §4).
+  The parents' joint value is a string per record (``' '.join``), and scikit-learn
+  sorts those strings to number the values. :func:`network_worker` numbers them
+  from integer codes instead, in the same order, so scikit-learn's
+  ``mutual_info_score`` sees the same contingency table and returns the same float;
+  each value is computed once per call.
+* the noisy conditionals (PrivBayes's Algorithm 1) split each noisy table into one
+  distribution per parents' value with a pandas group and sort per value;
+  :func:`construct_noisy_conditional_distributions` orders the table once.
+* the sampling of the synthetic records filters the whole frame by evaluating a
+  pandas expression per parents' value. :func:`generate_encoded_dataset` takes the
+  same records by a boolean mask and draws from ``numpy.random`` with the same
+  calls, in the same order.
 
 No privacy is spent here: the functions compute what DataSynthesizer computes
-(tests/test_fast_paths.py compares the synthetic copies with DataSynthesizer's own
-functions, bit for bit).
+(tests/test_privbayes_arrays.py compares each, and the synthetic copies, with
+DataSynthesizer's own functions, bit for bit).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import numpy as np
 
 
 def _joins_in_order(values) -> bool:
-    """Whether ``' '.join`` keeps tuple order for these strings: no character at or below a space.
+    """Whether ``' '.join`` keeps tuple order here: no character at or below a space.
 
     Then a joined string is smaller than another exactly when its tuple of parts is
     smaller part by part (a part that is a prefix of the other is followed by a space
@@ -38,7 +42,7 @@ def _joins_in_order(values) -> bool:
 
 
 class _Codes:
-    """Each column of a string frame as integer codes in the order of its sorted values."""
+    """Each column of a string frame as integer codes, in its sorted values' order."""
 
     def __init__(self, frame):
         self.frame = frame
@@ -46,12 +50,14 @@ class _Codes:
 
     def __call__(self, name):
         if name not in self.columns:
-            values, codes = np.unique(self.frame[name].to_numpy(), return_inverse=True)
-            self.columns[name] = (codes.astype(np.int64), len(values), _joins_in_order(values))
+            column = self.frame[name].to_numpy()
+            values, codes = np.unique(column, return_inverse=True)
+            self.columns[name] = (codes.astype(np.int64), len(values),
+                                  _joins_in_order(values))
         return self.columns[name]
 
     def joint(self, names):
-        """Codes of the joined values of ``names`` in the order of the joined strings, or None."""
+        """Codes of the joint values of ``names``, in joined-string order; or None."""
         codes, _, ordered = self(names[0])
         for name in names[1:]:
             more, size, also = self(name)
@@ -60,7 +66,7 @@ class _Codes:
 
 
 def network_worker(mutual_information):
-    """DataSynthesizer's ``PrivBayes.worker``, remembering each score and scoring from codes.
+    """DataSynthesizer's ``PrivBayes.worker``, scoring from codes, each score once.
 
     ``mutual_information`` is DataSynthesizer's function, used when the values could
     join out of order. Returns the same (candidates, scores) lists as the original.
@@ -75,7 +81,8 @@ def network_worker(mutual_information):
             codes = coded.setdefault(id(dataset), (dataset, _Codes(dataset)))[1]
             joint = codes.joint(parents)
             if joint is None:
-                memory[key] = mutual_information(dataset[child], dataset[parents])
+                memory[key] = mutual_information(dataset[child],
+                                                 dataset[parents])
             else:
                 memory[key] = mutual_info_score(codes(child)[0], joint)
         return memory[key]
@@ -94,7 +101,7 @@ def network_worker(mutual_information):
 
 
 def generate_encoded_dataset(n, description):
-    """DataSynthesizer's ``DataGenerator.generate_encoded_dataset`` on arrays, with the same draws.
+    """DataSynthesizer's ``generate_encoded_dataset`` on arrays, with the same draws.
 
     Samples the root from its noisy marginal, then each child, in the network's order,
     from its noisy conditional given each parents' value (the records holding that
@@ -107,25 +114,31 @@ def generate_encoded_dataset(n, description):
     network = description["bayesian_network"]
     root = network[0][1][0]
     root_distribution = description["conditional_probabilities"][root]
-    columns = {root: random.choice(len(root_distribution), size=n, p=root_distribution).astype(float)}
+    first = random.choice(len(root_distribution), size=n, p=root_distribution)
+    columns = {root: first.astype(float)}
     for child, parents in network:
         values = columns.setdefault(child, np.full(n, np.nan))
-        for instance, distribution in description["conditional_probabilities"][child].items():
+        table = description["conditional_probabilities"][child]
+        for instance, distribution in table.items():
             chosen = np.ones(n, dtype=bool)
             for parent, value in zip(parents, ast.literal_eval(instance)):
                 chosen &= columns[parent] == value
             size = int(chosen.sum())
             if size:
-                values[chosen] = random.choice(len(distribution), size=size, p=distribution)
-        marginal = description["attribute_description"][child]["distribution_probabilities"]
+                values[chosen] = random.choice(len(distribution), size=size,
+                                               p=distribution)
+        attribute = description["attribute_description"][child]
+        marginal = attribute["distribution_probabilities"]
         missing = np.isnan(values)
-        values[missing] = random.choice(len(marginal), size=int(missing.sum()), p=marginal)
+        values[missing] = random.choice(len(marginal), size=int(missing.sum()),
+                                        p=marginal)
     order = [root] + [child for child, _ in network]
-    return pd.DataFrame({name: columns[name].astype(int) for name in order}, columns=order)
+    return pd.DataFrame({name: columns[name].astype(int) for name in order},
+                        columns=order)
 
 
 def _conditionals(stats, parents, child, normalize):
-    """``{str(parents' value): distribution over the child}`` from a frame of counts, or None.
+    """``{str(parents' value): distribution of the child}`` from counts, or None.
 
     DataSynthesizer groups ``stats`` by the parents (sorted keys), sorts each group by
     the child and normalises its counts; here one lexsort orders the rows the same way.
@@ -141,14 +154,16 @@ def _conditionals(stats, parents, child, normalize):
     values, counts = values[order], counts[order]
     if len(values) > 1 and not np.any(np.diff(values, axis=0), axis=1).all():
         return None
-    starts = np.flatnonzero(np.r_[True, np.any(np.diff(values[:, :-1], axis=0), axis=1)])
+    new_parents = np.any(np.diff(values[:, :-1], axis=0), axis=1)
+    starts = np.flatnonzero(np.r_[True, new_parents])
     ends = np.r_[starts[1:], len(values)]
     return {str(values[start, :-1].tolist()): normalize(counts[start:end]).tolist()
             for start, end in zip(starts, ends)}
 
 
-def construct_noisy_conditional_distributions(bayesian_network, encoded_dataset, epsilon=0.1):
-    """DataSynthesizer's ``construct_noisy_conditional_distributions`` with the grouping on arrays.
+def construct_noisy_conditional_distributions(bayesian_network, encoded_dataset,
+                                              epsilon=0.1):
+    """DataSynthesizer's ``construct_noisy_conditional_distributions``, on arrays.
 
     The noisy marginals (PrivBayes's Algorithm 1) come from the same calls, in the same
     order, as in DataSynthesizer (its ``get_noisy_distribution_of_attributes``, which
@@ -162,7 +177,8 @@ def construct_noisy_conditional_distributions(bayesian_network, encoded_dataset,
     k = len(bayesian_network[-1][1])
     root = bayesian_network[0][1][0]
     first = [root] + [child for child, _ in bayesian_network[:k]]
-    noisy_first = module.get_noisy_distribution_of_attributes(first, encoded_dataset, epsilon)
+    noisy = module.get_noisy_distribution_of_attributes
+    noisy_first = noisy(first, encoded_dataset, epsilon)
     root_stats = noisy_first.loc[:, [root, "count"]].groupby(root).sum()["count"]
     conditionals = {root: normalize(root_stats).tolist()}
     for index, (child, parents) in enumerate(bayesian_network):
@@ -172,13 +188,14 @@ def construct_noisy_conditional_distributions(bayesian_network, encoded_dataset,
         elif index == k - 1:
             stats = noisy_first.loc[:, parents + [child, "count"]]
         else:
-            stats = module.get_noisy_distribution_of_attributes(parents + [child], encoded_dataset, epsilon)
+            stats = noisy(parents + [child], encoded_dataset, epsilon)
             stats = stats.loc[:, parents + [child, "count"]]
         table = _conditionals(stats, parents, child, normalize)
         if table is None:  # DataSynthesizer's own grouping
             table = {}
-            for instance, part in stats.groupby(parents[0] if len(parents) == 1 else parents):
-                key = str([instance]) if len(parents) == 1 else str(list(instance))
+            single = len(parents) == 1
+            for instance, part in stats.groupby(parents[0] if single else parents):
+                key = str([instance]) if single else str(list(instance))
                 table[key] = normalize(part.sort_values(by=child)["count"]).tolist()
         conditionals[child] = table
     return conditionals

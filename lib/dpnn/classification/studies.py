@@ -211,10 +211,11 @@ def diffprivlib_models():
 
 
 def _bounded_laplace_scale(mechanism):
-    """diffprivlib's ``LaplaceBoundedDomain._find_scale`` (Holohan et al.'s bisection), one evaluation a step.
+    """diffprivlib's ``LaplaceBoundedDomain._find_scale``, one evaluation per step.
 
-    The scale b solves ``b = f(b)`` with ``f(b) = Delta / (eps - log(delta_C(b)) - log(1 - delta))``;
-    diffprivlib bisects, evaluating ``f`` at the midpoint twice per step. ``f`` is a pure
+    Holohan et al.'s bounded Laplace scale b solves ``b = f(b)``, ``f(b) = Delta /
+    (eps - log(delta_C(b)) - log(1 - delta))``; diffprivlib bisects, evaluating ``f``
+    at the midpoint twice per step. ``f`` is a pure
     function, so evaluating it once with the same numpy operations gives the same
     midpoints and the same float (tests/test_gursoy_studies_fast.py).
     """
@@ -225,7 +226,8 @@ def _bounded_laplace_scale(mechanism):
         if shape == 0:
             delta_c = 2.0
         else:
-            delta_c = ((2 - np.exp(- delta_q / shape) - np.exp(- (diam - delta_q) / shape))
+            delta_c = ((2 - np.exp(- delta_q / shape)
+                        - np.exp(- (diam - delta_q) / shape))
                        / (1 - np.exp(- diam / shape)))
         return delta_q / (eps - np.log(delta_c) - np.log(1 - delta))
 
@@ -245,7 +247,7 @@ def _bounded_laplace_scale(mechanism):
 
 @contextlib.contextmanager
 def _bounded_laplace_scales_found_once():
-    """During the block, diffprivlib's bounded-domain Laplace finds its scale by :func:`_bounded_laplace_scale`.
+    """In the block, diffprivlib's bounded Laplace uses :func:`_bounded_laplace_scale`.
 
     Its naive Bayes builds two mechanisms per feature and class; the scale search of
     the bounded one dominates the study's time. The same scales, draws and predictions.
@@ -280,13 +282,14 @@ def _other_classifiers_fold(fold, train, test, seed, points, labels, n_labels, e
     rows = []
     with _bounded_laplace_scales_found_once():
         for repeat in range(repeats):
-            rows.extend(_other_classifiers_repeat(fold, repeat, train, test, rng, points, labels, n_labels,
-                                                  epsilons, k, n_test, conversion))
+            rows.extend(_other_classifiers_repeat(
+                fold, repeat, train, test, rng, points, labels, n_labels, epsilons, k,
+                n_test, conversion))
     return rows
 
 
-def _other_classifiers_repeat(fold, repeat, train, test, rng, points, labels, n_labels, epsilons, k, n_test,
-                              conversion):
+def _other_classifiers_repeat(fold, repeat, train, test, rng, points, labels, n_labels,
+                              epsilons, k, n_test, conversion):
     """The rows of one repeat (one test batch) of :func:`other_classifiers_study`."""
     LogisticRegression, GaussianNB = diffprivlib_models()
     dimension = points.shape[1]
@@ -296,19 +299,22 @@ def _other_classifiers_repeat(fold, repeat, train, test, rng, points, labels, n_
     for epsilon in epsilons:
         model_seed = int(rng.integers(2**31))
         models = {"DP logistic regression": LogisticRegression(
-                      epsilon=epsilon, data_norm=math.sqrt(dimension), random_state=model_seed),
+                      epsilon=epsilon, data_norm=math.sqrt(dimension),
+                      random_state=model_seed),
                   "DP Gaussian naive Bayes": GaussianNB(
                       epsilon=epsilon, bounds=(np.zeros(dimension), np.ones(dimension)),
                       random_state=model_seed)}
         with warnings.catch_warnings():  # diffprivlib passes options SciPy 1.17 deprecates
-            warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*L-BFGS-B.*")
-            predicted = {name: model.fit(points[train], labels[train]).predict(points[chosen])
-                         for name, model in models.items()}
+            warnings.filterwarnings("ignore", category=DeprecationWarning,
+                                    message=".*L-BFGS-B.*")
+            predicted = {name: model.fit(points[train], labels[train])
+                         .predict(points[chosen]) for name, model in models.items()}
         predicted["private k-NN (ours)"] = knn.knn_classify_private(
-            points[train], labels[train], points[chosen], k, epsilon, rng, n_labels=n_labels,
-            conversion=conversion)[0]
+            points[train], labels[train], points[chosen], k, epsilon, rng,
+            n_labels=n_labels, conversion=conversion)[0]
         rows.extend(dict(fold=fold, repeat=repeat, epsilon=epsilon, method=name,
-                         accuracy=np.mean(label == truth)) for name, label in predicted.items())
+                         accuracy=np.mean(label == truth))
+                    for name, label in predicted.items())
     return rows
 
 
