@@ -24,7 +24,7 @@ LAYERS = [
     ("primitives", ["dpnn.mechanisms", "dpnn.accounting", "dpnn.accounting.*", "dpnn.audit",
                     "dpnn.metrics", "dpnn.data"]),
     ("thesis algorithms", ["dpnn.trees", "dpnn.traversal", "dpnn.traversal.*", "dpnn.baselines",
-                           "dpnn.privbayes"]),
+                           "dpnn.privbayes", "dpnn.privbayes_arrays"]),
     ("sources' algorithms", ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*",
                              "dpnn.simrand.*"]),
     ("adversaries", ["dpnn.adversary.*"]),

@@ -318,7 +318,7 @@ def _recorded_table_scales(d, degree, epsilon):
     """The Laplace scales the real pipeline draws for its noisy tables (d attributes)"""
     from unittest import mock
 
-    from DataSynthesizer import DataDescriber as describer_module
+    from dpnn import privbayes_arrays  # the pipeline builds its tables here (same draws)
 
     rng = np.random.default_rng(d)
     points = rng.random((200, d - 1))
@@ -331,7 +331,7 @@ def _recorded_table_scales(d, degree, epsilon):
             scales.append(scale)
         return laplace(loc, scale, size)
 
-    original = describer_module.construct_noisy_conditional_distributions
+    original = privbayes_arrays.construct_noisy_conditional_distributions
 
     def tables(*args, **kwargs):
         recording[0] = True
@@ -342,7 +342,7 @@ def _recorded_table_scales(d, degree, epsilon):
 
     name = "construct_noisy_conditional_distributions"
     with mock.patch.object(np.random, "laplace", spy), \
-            mock.patch.object(describer_module, name, tables):
+            mock.patch.object(privbayes_arrays, name, tables):
         privbayes.privbayes_synthetic(points, labels, 2, epsilon,
                                       np.random.default_rng(1), degree=degree, bins=3)
     return scales

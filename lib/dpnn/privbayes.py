@@ -28,6 +28,9 @@ maintained ``DataSynthesizer`` package (Ping, Stoyanovich and Howe 2017) impleme
 * **serial.** It builds the network with a ``multiprocessing.Pool`` per added attribute; on a
   shared two-core machine that costs more than it saves, so during the call its ``Pool`` is
   replaced by a serial map that returns the same list (the work is deterministic).
+* **arrays.** The network scores, the split of the noisy tables into conditionals and
+  the sampling run on numpy arrays (:mod:`dpnn.privbayes_arrays`): the same floats
+  and draws.
 * **each mutual information once.** Its greedy search recomputes the mutual information of every
   (child, parents) candidate at every step, although the data do not change within a call; during
   the call each value is computed once and then read back (:func:`_remembered`), the same float,
@@ -55,6 +58,7 @@ exception depends on |D|. Research and teaching code, not for protecting real us
 from __future__ import annotations
 
 import contextlib
+import importlib
 import io
 import json
 import os
@@ -258,12 +262,21 @@ def _checked(points, labels, n_labels, epsilon, bounds, degree, bins, n_samples)
     return points, labels, low, high, n_samples
 
 
-def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins, n_samples):
-    """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed`` (see :func:`privbayes_synthetic`)."""
+def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins,
+                n_samples, arrays=True):
+    """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed``.
+
+    See :func:`privbayes_synthetic`. ``arrays``: run the network scores, the noisy
+    conditionals' split and the sampling on arrays (:mod:`dpnn.privbayes_arrays`, the
+    same values and draws); False runs DataSynthesizer's own functions.
+    """
+    describer_module = importlib.import_module("DataSynthesizer.DataDescriber")
     from DataSynthesizer.DataDescriber import DataDescriber
     from DataSynthesizer.DataGenerator import DataGenerator
     from DataSynthesizer.lib import PrivBayes as privbayes_module
     import pandas as pd
+
+    from . import privbayes_arrays
 
     features = [f"x{i}" for i in range(points.shape[1])]
     frame = pd.DataFrame(points, columns=features)
@@ -271,13 +284,22 @@ def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins
     numpy_state, python_state = np.random.get_state(), random.getstate()
     saved = (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
              privbayes_module.mutual_information,
-             privbayes_module.calculate_sensitivity)
+             privbayes_module.calculate_sensitivity, privbayes_module.worker,
+             DataGenerator.__dict__["generate_encoded_dataset"],
+             describer_module.construct_noisy_conditional_distributions)
     # "binary" from the public domain, never from the data
     binary = {**{name: bins == 2 for name in features}, "label": n_labels == 2}
     try:
         privbayes_module.calculate_sensitivity = _public_sensitivity(binary)
         privbayes_module.Pool = _SerialPool
         privbayes_module.mutual_information = _remembered(privbayes_module.mutual_information)
+        if arrays:
+            privbayes_module.worker = privbayes_arrays.network_worker(
+                privbayes_module.mutual_information)
+            DataGenerator.generate_encoded_dataset = staticmethod(
+                privbayes_arrays.generate_encoded_dataset)
+            describer_module.construct_noisy_conditional_distributions = (
+                privbayes_arrays.construct_noisy_conditional_distributions)
         privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(
             {**{name: int(bins) for name in features}, "label": int(n_labels)})
         with tempfile.TemporaryDirectory() as folder, contextlib.redirect_stdout(io.StringIO()), \
@@ -306,7 +328,9 @@ def _synthesize(points, labels, n_labels, epsilon, seed, low, high, degree, bins
     finally:
         (privbayes_module.Pool, privbayes_module.get_noisy_distribution_of_attributes,
          privbayes_module.mutual_information,
-         privbayes_module.calculate_sensitivity) = saved
+         privbayes_module.calculate_sensitivity, privbayes_module.worker,
+         DataGenerator.generate_encoded_dataset,
+         describer_module.construct_noisy_conditional_distributions) = saved
         np.random.set_state(numpy_state)
         random.setstate(python_state)
     label_of = {_label_name(v): v for v in range(n_labels)}
