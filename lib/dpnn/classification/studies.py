@@ -8,7 +8,6 @@ nothing in the package imports them.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import warnings
 
@@ -210,58 +209,6 @@ def diffprivlib_models():
     return LogisticRegression, GaussianNB
 
 
-def _bounded_laplace_scale(mechanism):
-    """diffprivlib's ``LaplaceBoundedDomain._find_scale``, one evaluation per step.
-
-    Holohan et al.'s bounded Laplace scale b solves ``b = f(b)``, ``f(b) = Delta /
-    (eps - log(delta_C(b)) - log(1 - delta))``; diffprivlib bisects, evaluating ``f``
-    at the midpoint twice per step. ``f`` is a pure
-    function, so evaluating it once with the same numpy operations gives the same
-    midpoints and the same float (tests/test_gursoy_studies_fast.py).
-    """
-    eps, delta, delta_q = mechanism.epsilon, mechanism.delta, mechanism.sensitivity
-    diam = mechanism.upper - mechanism.lower
-
-    def f(shape):
-        if shape == 0:
-            delta_c = 2.0
-        else:
-            delta_c = ((2 - np.exp(- delta_q / shape)
-                        - np.exp(- (diam - delta_q) / shape))
-                       / (1 - np.exp(- diam / shape)))
-        return delta_q / (eps - np.log(delta_c) - np.log(1 - delta))
-
-    left = delta_q / (eps - np.log(1 - delta))
-    right = f(left)
-    old_interval_size = (right - left) * 2
-    while old_interval_size > right - left:
-        old_interval_size = right - left
-        middle = (right + left) / 2
-        value = f(middle)
-        if value >= middle:
-            left = middle
-        if value <= middle:
-            right = middle
-    return (right + left) / 2
-
-
-@contextlib.contextmanager
-def _bounded_laplace_scales_found_once():
-    """In the block, diffprivlib's bounded Laplace uses :func:`_bounded_laplace_scale`.
-
-    Its naive Bayes builds two mechanisms per feature and class; the scale search of
-    the bounded one dominates the study's time. The same scales, draws and predictions.
-    """
-    from diffprivlib.mechanisms import LaplaceBoundedDomain
-
-    solve = LaplaceBoundedDomain.__dict__["_find_scale"]
-    LaplaceBoundedDomain._find_scale = _bounded_laplace_scale
-    try:
-        yield
-    finally:
-        LaplaceBoundedDomain._find_scale = solve
-
-
 def other_classifiers_study(points, labels, n_labels, epsilons, k, n_test, n_folds, repeats, rng, *,
                             conversion="noninteractive", n_jobs=1):
     """Fig. 15 analogue: private k-NN (Alg. 5) against diffprivlib's logistic regression and naive Bayes.
@@ -280,11 +227,10 @@ def _other_classifiers_fold(fold, train, test, seed, points, labels, n_labels, e
     """The rows of one fold of :func:`other_classifiers_study`."""
     rng = np.random.default_rng(seed)
     rows = []
-    with _bounded_laplace_scales_found_once():
-        for repeat in range(repeats):
-            rows.extend(_other_classifiers_repeat(
-                fold, repeat, train, test, rng, points, labels, n_labels, epsilons, k,
-                n_test, conversion))
+    for repeat in range(repeats):
+        rows.extend(_other_classifiers_repeat(
+            fold, repeat, train, test, rng, points, labels, n_labels, epsilons, k,
+            n_test, conversion))
     return rows
 
 
