@@ -172,20 +172,21 @@ def randomized_response(bits, epsilon, rng):
     return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
 
 
-#: Relative step at which the Halley iteration of :func:`_lambertw_lower` stops (scipy's default).
+#: Relative step at which :func:`_lambertw_lower`'s Halley iteration stops (scipy's).
 _LAMBERTW_TOL = 1e-8
 
 
 def _lambertw_lower(z):
-    """Lower branch W_{-1}(z) of the Lambert W function for real z in (-1/e, 0), z not subnormal.
+    """Lower branch W_{-1}(z) of Lambert's W for real z in [-1/e, 0), z not subnormal.
 
     The same floats as ``scipy.special.lambertw(z, k=-1).real`` (tested bit for bit),
-    faster (benchmarks/bench_liang_yi_studies.py): scipy's algorithm (start at log(-z), then Halley's step
-    ``w - (w e^w - z) / (w e^w + e^w - (w + 2)(w e^w - z) / (2w + 2))`` until it moves
-    by at most 1e-8 relative, NaN after 100 steps) in real arrays instead of one complex
-    number at a time. ``exp`` and ``log`` are taken of complex arrays with zero imaginary
-    part, which numpy hands to the C library as scipy does; numpy's own float
-    ``exp``/``log`` differ from it in the last bit for some arguments.
+    faster (benchmarks/bench_liang_yi_studies.py): scipy's algorithm (start at
+    log(-z), then Halley's step
+    ``w - (w e^w - z) / (w e^w + e^w - (w + 2)(w e^w - z) / (2w + 2))`` until it
+    moves by at most 1e-8 relative, NaN after 100 steps) on real arrays instead of one
+    complex number at a time. ``exp`` and ``log`` are taken of complex arrays with
+    zero imaginary part, which numpy hands to the C library as scipy does; numpy's
+    own float ``exp`` and ``log`` differ from it in the last bit for some arguments.
     """
     z = np.asarray(z, dtype=float).ravel()
     work = np.zeros(z.size, dtype=complex)
@@ -238,13 +239,13 @@ def planar_laplace_radius(p, epsilon):
 
 
 def _planar_laplace_radius(p, epsilon):
-    """:func:`planar_laplace_radius` for a checked 1-D ``p`` in [0, 1) and epsilon, the same floats.
+    """:func:`planar_laplace_radius` for checked p in [0, 1) and epsilon, same floats.
 
     W_{-1} comes from :func:`_lambertw_lower` (scipy's iteration on arrays) instead of
     ``scipy.special.lambertw``: bit for bit the same radii, faster.
     """
     argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):  # Halley's step at w = -1, as in scipy
+    with np.errstate(divide="ignore", invalid="ignore"):  # Halley at w = -1, as scipy
         w = _lambertw_lower(argument)
     return np.maximum(-(w + 1.0) / epsilon, 0.0)
 

@@ -124,8 +124,8 @@ def cgp_basic(points, rho, rng):
 
 
 def _row_norms(vectors):
-    """||v|| of each row; in 2-D as sqrt(dx^2 + dy^2) on the columns, the same floats as
-    ``np.linalg.norm(vectors, axis=1)`` (which adds the two squares in the same order), faster."""
+    """||v|| of each row; in 2-D as sqrt(dx^2 + dy^2) on the columns: the same floats as
+    ``np.linalg.norm(vectors, axis=1)`` (the squares added in this order), faster."""
     if vectors.shape[1] != 2:
         return np.linalg.norm(vectors, axis=1)
     dx, dy = vectors[:, 0], vectors[:, 1]

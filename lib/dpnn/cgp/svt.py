@@ -205,8 +205,8 @@ def knn_error(points, query, indices) -> float:
 
 
 def _knn_errors(distances, found):
-    """:func:`knn_error` of each checked index array in ``found`` (all of one size k), from the
-    distances of all the points to the query; the sum over the true k nearest is found once."""
+    """:func:`knn_error` of each checked index array in ``found`` (all of one size k),
+    from the distances of all the points to the query (true k nearest summed once)."""
     k = found[0].size
     best = np.sum(np.partition(distances, k - 1)[:k])
     if best == 0:

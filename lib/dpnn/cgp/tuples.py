@@ -55,7 +55,7 @@ def sample_tuple(trajectory, n, rng):
     n = positive_int(n, "n")
     if len(trajectory) <= n:
         return trajectory
-    chosen = np.zeros(len(trajectory), dtype=bool)  # the sorted sample without a sort (same rows)
+    chosen = np.zeros(len(trajectory), dtype=bool)  # the sorted sample, without a sort
     chosen[generator(rng).choice(len(trajectory), n, replace=False)] = True
     return trajectory[chosen]
 
