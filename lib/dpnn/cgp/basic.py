@@ -123,12 +123,21 @@ def cgp_basic(points, rho, rng):
     return gaussian_mechanism(points, rho / len(points), rng)
 
 
+def _row_norms(vectors):
+    """||v|| of each row; in 2-D as sqrt(dx^2 + dy^2) on the columns: the same floats as
+    ``np.linalg.norm(vectors, axis=1)`` (the squares added in this order), faster."""
+    if vectors.shape[1] != 2:
+        return np.linalg.norm(vectors, axis=1)
+    dx, dy = vectors[:, 0], vectors[:, 1]
+    return np.sqrt(dx * dx + dy * dy)
+
+
 def identity_errors(points, released):
     """(max_i ||x_i - y_i||, sqrt(sum_i ||x_i - y_i||^2)): the max and l2 errors of Fig. 2."""
     points, released = _tuple(points), _tuple(released, "released")
     if points.shape != released.shape:
         raise ValueError(f"released must have the shape of points {points.shape}, got {released.shape}")
-    norms = np.linalg.norm(points - released, axis=1)
+    norms = _row_norms(points - released)
     return float(norms.max()), float(np.sqrt(np.sum(norms**2)))
 
 

@@ -76,9 +76,11 @@ def _knn_case(path, queries, rho, k, n, epsilon, t, seed, gamma0_per_epsilon):
                  "CGP PNN": svt.k_pnn(x, p, k, rng, rho=rho, gamma0_per_epsilon=gamma0_per_epsilon),
                  "GP Basic": svt.basic_knn(x, p, k, rng, epsilon=epsilon),
                  "CGP Basic": svt.basic_knn(x, p, k, rng, rho=rho)}
-        for method, indices in found.items():
+        distances = svt._nearest_distances(x, p)
+        errors = svt._knn_errors(distances, list(found.values()))  # knn_error of each
+        for method, error in zip(found, errors):
             rows.append({"rho": rho, "k": k, "n": n, "n_actual": len(x), "trajectory": t, "repetition": r,
-                         "method": method, "error": svt.knn_error(x, p, indices)})
+                         "method": method, "error": error})
     return rows
 
 

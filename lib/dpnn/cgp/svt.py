@@ -201,8 +201,14 @@ def knn_error(points, query, indices) -> float:
     if (indices.ndim != 1 or indices.size == 0 or indices.dtype.kind not in "iu"
             or np.unique(indices).size != indices.size or indices.min() < 0 or indices.max() >= len(points)):
         raise ValueError(f"indices must be a non-empty list of distinct point indices in [0, {len(points) - 1}]")
-    distances = _nearest_distances(points, query)
-    best = np.sum(np.partition(distances, indices.size - 1)[:indices.size])
+    return _knn_errors(_nearest_distances(points, query), [indices])[0]
+
+
+def _knn_errors(distances, found):
+    """:func:`knn_error` of each checked index array in ``found`` (all of one size k),
+    from the distances of all the points to the query (true k nearest summed once)."""
+    k = found[0].size
+    best = np.sum(np.partition(distances, k - 1)[:k])
     if best == 0:
         raise ValueError("query coincides with its k nearest points; the normalized error is undefined")
-    return float(np.sum(distances[indices]) / best)
+    return [float(np.sum(distances[indices]) / best) for indices in found]

@@ -55,7 +55,9 @@ def sample_tuple(trajectory, n, rng):
     n = positive_int(n, "n")
     if len(trajectory) <= n:
         return trajectory
-    return trajectory[np.sort(generator(rng).choice(len(trajectory), n, replace=False))]
+    chosen = np.zeros(len(trajectory), dtype=bool)  # the sorted sample, without a sort
+    chosen[generator(rng).choice(len(trajectory), n, replace=False)] = True
+    return trajectory[chosen]
 
 
 def query_points(trajectories, n_queries, rng):
