@@ -89,12 +89,18 @@ def _blocks(source, lo, hi):
     """``source[lo[i]:hi[i]]`` for every i, one after another, and their offsets.
 
     The positions to copy are a running sum: 1 within a block, a jump between blocks.
+    They are summed in the output's own buffer and replaced there by what they point
+    to (``take`` reads position i before it writes entry i); every position lies in
+    ``source`` by construction, so ``mode="wrap"`` never wraps: it only spares the
+    copy numpy makes to check bounds. One buffer instead of two halves the memory the
+    copy touches.
     """
     sizes = hi - lo
     offsets = np.concatenate([[0], np.cumsum(sizes)])
-    step = np.ones(offsets[-1], dtype=np.intp)
-    step[offsets[:-1]] = lo - np.concatenate([[0], lo[:-1] + sizes[:-1] - 1])
-    return np.take(source, np.cumsum(step, out=step)), offsets
+    out = np.ones(offsets[-1], dtype=np.intp)
+    out[offsets[:-1]] = lo - np.concatenate([[0], lo[:-1] + sizes[:-1] - 1])
+    np.cumsum(out, out=out)
+    return np.take(source, out, out=out, mode="wrap"), offsets
 
 
 def _compact(rows, keep):
