@@ -715,6 +715,17 @@ def test_the_ledger_page_has_tables_of_their_headers_width():
     assert "ε\\*/Δ" in text and "## 07_x" in text
 
 
+def test_the_ledger_page_heads_each_notebook_by_its_chapter_and_links_it():
+    whole = pd.DataFrame({"notebook": ["07_x", "09_y"], "id": ["6.1", "F1"],
+                          "source": ["A", "B"], "claim": ["'a'", "'b'"],
+                          "verdict": [claims.AGREES, claims.PARTLY], "why": ["", "c"]})
+    chapters = {"07_x": ("07 · The distance utility", "notebooks/07_x.ipynb")}
+    text = claims.page(whole, chapters=chapters)
+    assert "## 07 · The distance utility" in text and "## 07_x" not in text
+    assert "[chapter 07](notebooks/07_x.ipynb)" in text
+    assert "## 09_y" in text  # a notebook without a chapter keeps its name
+
+
 def test_summary_counts_each_verdict_per_source():
     ledger = pd.DataFrame({"source": ["A", "A", "B"],
                            "verdict": [claims.AGREES, claims.DIFFERS, claims.AGREES]})

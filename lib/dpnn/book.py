@@ -40,8 +40,13 @@ def _ledger_page(root: Path) -> str:
     verdicts that differ at the sources' sizes."""
     from dpnn import claims
 
+    chapters = {}
+    for path in notebook_paths(root):
+        first = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0]
+        chapters[path.stem] = (first.removeprefix("# "), f"notebooks/{path.name}")
     return claims.page(claims.gather(root / "figures"),
-                       sources_sizes=claims.gather(root / "figures" / "thesis"))
+                       sources_sizes=claims.gather(root / "figures" / "thesis"),
+                       chapters=chapters)
 
 
 def collapse_solutions(nb):

@@ -108,13 +108,16 @@ def _counts_table(whole: pd.DataFrame) -> list[str]:
 
 
 def page(whole: pd.DataFrame, title: str = "The claims ledger",
-         sources_sizes: pd.DataFrame | None = None) -> str:
+         sources_sizes: pd.DataFrame | None = None,
+         chapters: dict | None = None) -> str:
     """The ledger as a Markdown page: the counts per source, then every claim by
     notebook (its words, verdict and why; the deciding numbers stay in the CSVs).
 
     ``sources_sizes``, the whole ledger of a run at the sources' sizes (the thesis
     profile's ``figures/thesis/``), adds its counts and the claims whose verdict
-    differs from ``whole``'s."""
+    differs from ``whole``'s. ``chapters`` maps a notebook's name to its title and
+    the link of its chapter: each notebook's section is then headed by its title
+    and points to the chapter, whose results section shows the same slice."""
     cell = _cell
     lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
              "`dpnn.claims` from the run that wrote the ledger.", ""]
@@ -130,8 +133,13 @@ def page(whole: pd.DataFrame, title: str = "The claims ledger",
             lines += [f"| {cell(r[0])} | {cell(r[1])} | {r[2]} | {r[3]} |"
                       for r in moved.itertuples(index=False)]
     for notebook, part in whole.groupby("notebook", sort=False):
-        lines += ["", f"## {notebook}", "", "| id | claim | verdict | why |",
-                  "| --- | --- | --- | --- |"]
+        heading, link = (chapters or {}).get(notebook, (notebook, None))
+        lines += ["", f"## {heading}", ""]
+        if link:
+            number = heading.split(" · ")[0]
+            lines += [f"The deciding numbers and the rules: [chapter {number}]({link}).",
+                      ""]
+        lines += ["| id | claim | verdict | why |", "| --- | --- | --- | --- |"]
         lines += [f"| {cell(r.id)} | {cell(r.claim)} | {r.verdict} | {cell(r.why)} |"
                   for r in part.itertuples()]
     return "\n".join(lines) + "\n"
