@@ -503,3 +503,33 @@ def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
     assert ceiling.recall.between(0, 1).all() and len(ceiling) == 4
     # one value per (k, method), repeated over epsilon
     assert ceiling.groupby("method").recall.nunique().eq(1).all()
+
+
+@pytest.mark.parametrize("case", ["continuous", "integer ties", "all equal", "sorted rows",
+                                  "reversed rows", "one row", "n = N", "n = 1"])
+def test_top_is_the_n_smallest_by_score_then_index(case):
+    """Against a full sort of every row by (score, index), the brute-force answer."""
+    from dpnn.simrand.search import _top
+
+    rng = np.random.default_rng(11)
+    m, n_rows, n = 40, 257, 10
+    scores = {
+        "continuous": rng.random((m, n_rows)),
+        "integer ties": rng.integers(0, 6, (m, n_rows)).astype(float),
+        "all equal": np.zeros((m, n_rows)),
+        "sorted rows": np.sort(rng.integers(0, 30, (m, n_rows)), axis=1).astype(float),
+        "reversed rows": np.sort(rng.random((m, n_rows)), axis=1)[:, ::-1],
+        "one row": rng.integers(0, 3, (1, n_rows)).astype(float),
+        "n = N": rng.integers(0, 4, (m, n)).astype(float),
+        "n = 1": rng.random((m, n_rows)),
+    }[case]
+    n = 1 if case == "n = 1" else n
+    expected = np.array([np.lexsort((np.arange(row.size), row))[:n] for row in scores])
+    np.testing.assert_array_equal(_top(scores, n), expected)
+
+
+def test_hamming_of_many_bits_is_exact():
+    rng = np.random.default_rng(12)
+    a, b = rng.random((30, 5000)) < 0.5, rng.random((40, 5000)) < 0.3
+    direct = (a[:, None, :] != b[None, :, :]).sum(axis=2)
+    np.testing.assert_array_equal(s.hamming(a, b), direct)

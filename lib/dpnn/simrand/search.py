@@ -11,14 +11,26 @@ from .simhash import _rows
 
 
 def _top(scores, n_neighbours) -> np.ndarray:
-    """Indices of the n smallest scores per row, sorted by score (ties by index)."""
+    """Indices of the n smallest scores per row, sorted by score, ties by index.
+
+    The n minima of n disjoint blocks of a row are n of its scores, so their
+    largest bounds the row's n-th smallest from above: only the scores at or below
+    it are candidates, and those few are sorted by (score, index). One pass over
+    the scores instead of a selection in every row.
+    """
     n_neighbours = positive_int(n_neighbours, "n_neighbours")
-    if n_neighbours > scores.shape[1]:
-        raise ValueError(f"n_neighbours must be at most the {scores.shape[1]} released rows, "
+    scores = np.asarray(scores, dtype=float)
+    m, n = scores.shape
+    if n_neighbours > n:
+        raise ValueError(f"n_neighbours must be at most the {n} released rows, "
                          f"got {n_neighbours}")
-    part = np.argpartition(scores, n_neighbours - 1, axis=1)[:, :n_neighbours]
-    order = np.argsort(np.take_along_axis(scores, part, axis=1), axis=1, kind="stable")
-    return np.take_along_axis(part, order, axis=1)
+    width = n // n_neighbours
+    blocks = scores[:, : n_neighbours * width].reshape(m, n_neighbours, width)
+    bound = blocks.min(axis=2).max(axis=1)
+    rows, columns = np.nonzero(scores <= bound[:, None])
+    order = np.lexsort((columns, scores[rows, columns], rows))
+    first = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))[:-1]])
+    return columns[order][first[:, None] + np.arange(n_neighbours)]
 
 
 def knn_hamming(release: flips.SimRandRelease, queries, n_neighbours, rng=None) -> np.ndarray:

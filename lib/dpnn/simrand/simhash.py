@@ -48,14 +48,17 @@ def collision_probability(theta):
 def hamming(a, b) -> np.ndarray:
     """Pairwise Hamming distances between the rows of bit arrays a (n, k) and b (m, k): (n, m).
 
-    Computed as two matrix products, ``a (1 - b)^T + (1 - a) b^T``, so it is
-    vectorized over all pairs.
+    Computed as |a_i| + |b_j| - 2 a_i . b_j with one matrix product over all
+    pairs; every term is an integer below 2^24, so float32 holds it exactly.
     """
     a = np.atleast_2d(np.asarray(a)).astype(np.float32)
     b = np.atleast_2d(np.asarray(b)).astype(np.float32)
     if a.shape[1] != b.shape[1]:
         raise ValueError(f"a and b must have the same number of bits, got {a.shape} and {b.shape}")
-    return np.rint(a @ (1 - b).T + (1 - a) @ b.T).astype(np.int64)
+    if a.shape[1] >= 2**24:
+        raise ValueError(f"a and b must have fewer than 2^24 bits, got {a.shape[1]}")
+    ones = a.sum(axis=1)[:, None] + b.sum(axis=1)[None, :]
+    return np.rint(ones - 2 * (a @ b.T)).astype(np.int64)
 
 
 def angle_from_hamming(h, k):
