@@ -8,7 +8,7 @@ test instance and compares it with all radii at once. Both give the same counts 
 measured in the same run, on digits (64-D, the slowest case) and on moons (2-D), with
 |X| = 400 test instances as in the thesis profile.
 
-Second round of issue 22, also before and after in the same run: the non-interactive
+Also before and after in the same run: the non-interactive
 conversion (Alg. 7) on a one-cell grid in 64-D (every sample's location evaluated at every
 radius, against each sample's threshold radius computed once), and Alg. 3's components with
 their MCS (a networkx graph, against the edge array), both with the same results.

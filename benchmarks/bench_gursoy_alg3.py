@@ -1,4 +1,4 @@
-"""Time the hot spots of notebook 09 (Gursoy et al.) before and after issue 22, in one run.
+"""Time the hot spots of notebook 09 (Gursoy et al.) before and after their speed-ups, in one run.
 
 Writes benchmarks/results/gursoy_alg3.json. Each "before" is the code before the change,
 kept in dpnn as a private reference (tests/test_fast_paths.py checks that both give the

@@ -1,4 +1,4 @@
-"""Time the hot spots of notebook 11 (Liang and Yi) at the paper's n = 20000, before and after issue 22.
+"""Time the hot spots of notebook 11 (Liang and Yi) at the paper's n = 20000, before and after their speed-ups.
 
 Writes benchmarks/results/liang_yi.json. The convex-hull experiment (Fig. 5) scores every
 release with ``hull_jaccard``: before, shapely built the hulls of all 20000 points (and of
@@ -7,7 +7,7 @@ near each hull (the same hulls, the same value: tests/test_fast_paths.py). Both 
 here on the same inputs in the same run, together with one whole PCH release and one
 k-PNN at k = 4 and k = 256, whose time is the Laplace draws of the sparse vector technique.
 
-Second round of issue 22: the sparse vector technique draws its Laplace variables 1024 at a
+Also: the sparse vector technique draws its Laplace variables 1024 at a
 time and stops drawing at the halt (``cgp.SVT_CHUNK``; a whole pass at a time before, timed
 here by setting the chunk to n); the law of the halting position is the same (chi-square
 tests in tests/test_cgp.py), the random stream is not, so notebook 11 was re-stored.

@@ -1,4 +1,4 @@
-"""Time the PrivBayes comparator of notebook 09 (DataSynthesizer's correlated mode), before and after issue 22.
+"""Time the PrivBayes comparator of notebook 09 (DataSynthesizer's correlated mode), before and after its speed-up.
 
 Writes benchmarks/results/privbayes.json. At the thesis profile PrivBayes was most of
 notebook 09's time: DataSynthesizer's greedy network search recomputes the mutual

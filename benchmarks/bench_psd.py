@@ -1,6 +1,6 @@
 """Time the private quadtree; write benchmarks/results/psd.json.
 
-Target (issue 7): building a height-10 quadtree with geometric budget, Laplace
+Target: building a height-10 quadtree with geometric budget, Laplace
 counts and OLS post-processing (Lemma 4) over 1e6 points takes under 10 s.
 Also timed: answering 600 range queries on it, and building the other PSDs
 (kd-tree with EM medians, hybrid, Hilbert R-tree) at height 8 (Fig. 7(a)).

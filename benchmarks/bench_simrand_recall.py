@@ -2,8 +2,8 @@
 
 Writes benchmarks/results/simrand_recall.json. One point of ``recall_table`` on digits
 (1497 released rows, 300 queries, k = 1024 bits or projected dimensions): SimRand's
-release and Hamming k-NN, the Gaussian baseline's release and k-NN. Issue 22 changed
-nothing here: the time is the random draws (k x d projections, n x k flips and noise),
+release and Hamming k-NN, the Gaussian baseline's release and k-NN. No speed-up changed
+anything here: the time is the random draws (k x d projections, n x k flips and noise),
 which fix the random stream, and BLAS matrix products, whose rounding fixes the printed
 results; the parts are timed to show it, "before" and "after" being the same code.
 """

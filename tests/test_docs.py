@@ -73,12 +73,16 @@ ISSUE_NUMBER = re.compile(r"\bissues?\s*#?\d+", re.IGNORECASE)
 
 
 def reader_texts() -> dict[str, str]:
-    """Every reader-facing text: README, docs, the book's sources, each notebook's markdown."""
+    """Every reader-facing text: README, docs, the book's sources, each notebook's markdown,
+    and the library's and benchmarks' sources (their docstrings are the reference)."""
     import nbformat
 
     texts = {name: (ROOT / name).read_text() for name in ["README.md", "docs/seminar.md",
                                                            "docs/design.md", "data/README.md"]}
     texts |= {f"book/{p.name}": p.read_text() for p in sorted((ROOT / "book").glob("*.md"))}
+    for folder in ("lib/dpnn", "benchmarks"):
+        texts |= {str(p.relative_to(ROOT)): p.read_text()
+                  for p in sorted((ROOT / folder).rglob("*.py"))}
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         texts[f"notebooks/{path.name}"] = "\n\n".join(

@@ -61,7 +61,7 @@ def geo_nn(points, queries, epsilon, k, rng):
     return np.asarray(index, dtype=np.intp).reshape(len(queries), k)
 
 
-# --- issue 21: the follow-up's local mechanisms for locations on a bounded domain ---------------
+# --- the follow-up's local mechanisms for locations on a bounded domain ---------------
 # The thesis's author and a collaborator compared DP-TT with two newer local mechanisms (public
 # repository d1shs0ap/dpnn, src/run_mse.py: sample_sm and sample_lsrr at eps_cmp * 0.1 and * 3).
 # Both release a point of the domain, so the server answers the k-NN of the released point, as GEO.

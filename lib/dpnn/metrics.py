@@ -85,7 +85,7 @@ def standard_error(per_query) -> float:
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("inf")
 
 
-# --- issue 21: the follow-up's metrics ---------------------------------------------------------
+# --- the follow-up's metrics ----------------------------------------------------------
 
 __all__ += ["precision_recall_within_radius", "mean_squared_displacement", "cell_inference_error"]
 

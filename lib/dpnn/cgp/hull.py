@@ -32,8 +32,8 @@ def centre(points):
 PCH_TEXT_SPLIT = (1 / 40, 19 / 40, 1 / 2)
 
 
-#: The shares the authors' experiment scripts use (hkustDB/ConcentratedGeoPrivacy, as reported in
-#: the companion's issue 17): 5% centre and radius, 87.4% anchor selection, 7.6% release.
+#: The shares the authors' experiment scripts use (hkustDB/ConcentratedGeoPrivacy):
+#: 5% centre and radius, 87.4% anchor selection, 7.6% release.
 PCH_SCRIPTS_SPLIT = (0.05, 0.874, 0.076)
 
 
