@@ -533,3 +533,14 @@ def test_hamming_of_many_bits_is_exact():
     a, b = rng.random((30, 5000)) < 0.5, rng.random((40, 5000)) < 0.3
     direct = (a[:, None, :] != b[None, :, :]).sum(axis=2)
     np.testing.assert_array_equal(s.hamming(a, b), direct)
+
+
+def test_hamming_is_exact_up_to_its_bound_and_refuses_more_bits():
+    # float32 holds every integer below 2^24: the largest count allowed is exact
+    bits = 2**24 - 1
+    ones, zeros = np.ones((1, bits), dtype=bool), np.zeros((2, bits), dtype=bool)
+    np.testing.assert_array_equal(s.hamming(ones, zeros), [[bits, bits]])
+    with pytest.raises(ValueError, match="fewer than 2\\^24 bits"):
+        s.hamming(np.ones((1, 2**24), dtype=bool), np.zeros((1, 2**24), dtype=bool))
+    with pytest.raises(ValueError, match="same number of bits"):
+        s.hamming(ones[:, :5], zeros[:, :6])

@@ -51,12 +51,14 @@ def hamming(a, b) -> np.ndarray:
     Computed as |a_i| + |b_j| - 2 a_i . b_j with one matrix product over all
     pairs; every term is an integer below 2^24, so float32 holds it exactly.
     """
-    a = np.atleast_2d(np.asarray(a)).astype(np.float32)
-    b = np.atleast_2d(np.asarray(b)).astype(np.float32)
+    a, b = np.atleast_2d(np.asarray(a)), np.atleast_2d(np.asarray(b))
     if a.shape[1] != b.shape[1]:
-        raise ValueError(f"a and b must have the same number of bits, got {a.shape} and {b.shape}")
+        raise ValueError(
+            f"a and b must have the same number of bits, got {a.shape} and {b.shape}"
+        )
     if a.shape[1] >= 2**24:
         raise ValueError(f"a and b must have fewer than 2^24 bits, got {a.shape[1]}")
+    a, b = a.astype(np.float32), b.astype(np.float32)
     ones = a.sum(axis=1)[:, None] + b.sum(axis=1)[None, :]
     return np.rint(ones - 2 * (a @ b.T)).astype(np.int64)
 
