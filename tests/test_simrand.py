@@ -9,6 +9,7 @@ import math
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -544,3 +545,49 @@ def test_hamming_is_exact_up_to_its_bound_and_refuses_more_bits():
         s.hamming(np.ones((1, 2**24), dtype=bool), np.zeros((1, 2**24), dtype=bool))
     with pytest.raises(ValueError, match="same number of bits"):
         s.hamming(ones[:, :5], zeros[:, :6])
+
+
+def _recall_rows(settings):
+    """A recall_table-like frame from {(alpha/pi, k, epsilon): ((r1, se1), (r2, se2))}."""
+    rows = []
+    for (a, k, e), pairs in settings.items():
+        for method, (r, se) in zip(("SimRand", "Gaussian RP"), pairs):
+            rows.append({"alpha/pi": a, "k": k, "epsilon": e, "method": method,
+                         "recall": r, "se": se})
+    return pd.DataFrame(rows)
+
+
+def test_winners_apply_three_standard_errors_and_the_margin():
+    # se difference = hypot(0.03, 0.04) = 0.05, so 3 SE = 0.15 beats the margin 0.02
+    settings = {
+        (0.5, 16, 1.0): ((0.60, 0.03), (0.44, 0.04)),  # +0.16 > 0.15: SimRand
+        (0.5, 16, 2.0): ((0.60, 0.03), (0.46, 0.04)),  # +0.14: tie
+        (0.5, 64, 1.0): ((0.30, 0.03), (0.46, 0.04)),  # -0.16: baseline
+        (0.5, 64, 2.0): ((0.330, 0.0), (0.300, 0.0)),  # +0.03 > margin, SE 0
+        (0.5, 64, 4.0): ((0.315, 0.0), (0.300, 0.0)),  # +0.015 < margin 0.02
+    }
+    wide = s.winners(_recall_rows(settings), 0.02)
+    assert list(wide.winner) == ["SimRand", "tie", "Gaussian RP", "SimRand", "tie"]
+    np.testing.assert_allclose(wide["se difference"], [0.05, 0.05, 0.05, 0, 0])
+    np.testing.assert_allclose(wide.difference, [0.16, 0.14, -0.16, 0.03, 0.015])
+    assert list(s.wins_by_setting(wide)["SimRand wins at ε"]) == ["1", "2"]
+    assert list(s.wins_by_setting(wide)["baseline wins at ε"]) == ["none", "1"]
+    for bad in (-0.01, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="win_margin"):
+            s.winners(_recall_rows(settings), bad)
+
+
+def test_win_sentences_group_budgets_shared_by_several_k():
+    wins = {(16, 4.0): 0.2, (16, 8.0): 0.3, (64, 4.0): 0.25, (64, 8.0): 0.1,
+            (256, 128.0): 0.05, (256, 4.0): -0.4}
+    settings = {(0.125, k, e): ((0.5 + d, 0.0), (0.5, 0.0)) for (k, e), d in wins.items()}
+    wide = s.winners(_recall_rows(settings), 0.02)
+    assert s.won_at(wide, "SimRand") == "at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256"
+    assert s.won_at(wide, "Gaussian RP") == "at ε = 4 for k = 256"
+    assert s.largest_win(wide, "SimRand") == "0.80 against 0.50 at k = 16, ε = 8"
+    assert s.largest_win(wide, "Gaussian RP") == "0.50 against 0.10 at k = 256, ε = 4"
+    only = wide[wide.k == 16]
+    assert s.wins_sentence(only) == (
+        "SimRand wins at ε = 4, 8 for k = 16 (largest win 0.80 against 0.50 at k = 16, "
+        "ε = 8); the baseline wins nowhere")
+    assert (s.pi_text(1), s.pi_text(0.125), s.pi_text(0.03125)) == ("π", "π/8", "π/32")

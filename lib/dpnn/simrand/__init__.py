@@ -40,7 +40,7 @@ The package is split by idea; every public name is importable from ``dpnn.simran
 ``estimators``           debiased angles, their spread, the exact law and delta of the flips
 ``projection_baseline``  the Gaussian random-projection baseline
 ``search``               k-NN search on the releases and recall (post-processing)
-``studies``              the experiments of notebook 12 and its clustered vectors
+``studies``              notebook 12's experiments, clustered vectors, who wins where
 =======================  ===============================================================
 """
 
@@ -63,7 +63,10 @@ from .projection_baseline import (
     squared_distance_estimate,
 )
 from .search import knn_hamming, knn_euclidean, exact_knn_angular, recall_at
-from .studies import estimator_study, recall_table, clustered_vectors
+from .studies import (
+    estimator_study, recall_table, clustered_vectors, winners, epsilons_won,
+    wins_by_setting, won_at, largest_win, wins_sentence, pi_text,
+)
 
 __all__ = [
     "estimator_study",
@@ -100,4 +103,11 @@ __all__ = [
     "recall_table",
     "clustered_vectors",
     "load_vectors",
+    "winners",
+    "epsilons_won",
+    "wins_by_setting",
+    "won_at",
+    "largest_win",
+    "wins_sentence",
+    "pi_text",
 ]

@@ -148,3 +148,102 @@ def clustered_vectors(n, d, n_clusters, spread, rng) -> tuple[np.ndarray, np.nda
     labels = rng.integers(0, n_clusters, size=n)
     points = centres[labels] + rng.normal(0.0, spread / math.sqrt(d), size=(n, d))
     return points, labels
+
+
+#: The two private methods of :func:`recall_table`, compared by :func:`winners`.
+COMPARED = ("SimRand", "Gaussian RP")
+#: How notebook 12's sentences name them.
+SPOKEN = {"SimRand": "SimRand", "Gaussian RP": "the baseline"}
+
+
+def winners(recall, win_margin):
+    """Who wins each setting (alpha/pi, k, epsilon) of a :func:`recall_table`.
+
+    One row per setting: ``recall <method>`` and ``se <method>`` of every method,
+    ``difference`` (SimRand minus Gaussian RP), ``se difference`` (the two
+    standard errors combined as independent) and ``winner``: the method ahead by
+    more than both 3 standard errors of the difference and ``win_margin``, else
+    "tie". A descriptive rule over many settings; the claims about them are
+    judged by :mod:`dpnn.claims` with their own stated rule.
+    """
+    win_margin = float(win_margin)
+    if not (math.isfinite(win_margin) and win_margin >= 0):
+        raise ValueError(f"win_margin must be a finite number >= 0, got {win_margin}")
+    wide = recall.pivot_table(
+        index=["alpha/pi", "k", "epsilon"], columns="method", values=["recall", "se"]
+    )
+    wide.columns = [f"{stat} {method}" for stat, method in wide.columns]
+    wide = wide.reset_index()
+    first, second = COMPARED
+    wide["difference"] = wide[f"recall {first}"] - wide[f"recall {second}"]
+    wide["se difference"] = np.hypot(wide[f"se {first}"], wide[f"se {second}"])
+    threshold = np.maximum(3 * wide["se difference"], win_margin)
+    wide["winner"] = np.where(
+        wide.difference > threshold,
+        first,
+        np.where(wide.difference < -threshold, second, "tie"),
+    )
+    return wide
+
+
+def epsilons_won(group, who) -> str:
+    """The budgets ``who`` wins in ``group`` (rows of :func:`winners`), or "none"."""
+    return ", ".join(f"{e:g}" for e in group.epsilon[group.winner == who]) or "none"
+
+
+def wins_by_setting(wide):
+    """Per (alpha/pi, k): the budgets each method wins (:func:`epsilons_won`)."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [
+            {
+                "alpha/pi": a,
+                "k": k,
+                "SimRand wins at ε": epsilons_won(g, "SimRand"),
+                "baseline wins at ε": epsilons_won(g, "Gaussian RP"),
+            }
+            for (a, k), g in wide.groupby(["alpha/pi", "k"])
+        ]
+    )
+
+
+def won_at(group, who) -> str:
+    """'at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256' (k sharing ε), or ''."""
+    same = {}
+    for k, g in group.groupby("k"):
+        eps = ", ".join(f"{e:g}" for e in g.epsilon[g.winner == who])
+        if eps:
+            same.setdefault(eps, []).append(f"{k:g}")
+    return "; ".join(
+        f"at ε = {eps} for k = {', '.join(ks)}" for eps, ks in same.items()
+    )
+
+
+def largest_win(group, who) -> str:
+    """'0.61 against 0.42 at k = 64, ε = 16': ``who``'s largest win in ``group``."""
+    won = group[group.winner == who]
+    row = won.loc[won.difference.abs().idxmax()]
+    other = COMPARED[1] if who == COMPARED[0] else COMPARED[0]
+    return (
+        f"{row['recall ' + who]:.2f} against {row['recall ' + other]:.2f}"
+        f" at k = {row.k:g}, ε = {row.epsilon:g}"
+    )
+
+
+def wins_sentence(group) -> str:
+    """Where each method wins in ``group`` (one alpha of :func:`winners`), in words."""
+    parts = []
+    for who in COMPARED:
+        where = won_at(group, who)
+        parts.append(
+            f"{SPOKEN[who]} wins {where} (largest win {largest_win(group, who)})"
+            if where
+            else f"{SPOKEN[who]} wins nowhere"
+        )
+    return "; ".join(parts)
+
+
+def pi_text(fraction) -> str:
+    """An angle given as a fraction of π, in words: 'π' or 'π/8'."""
+    return "π" if fraction == 1 else f"π/{1 / fraction:g}"
