@@ -20,7 +20,7 @@ Modules and packages, one idea each (the layers are drawn in the README's Layout
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
 - :mod:`dpnn.data`: the datasets and every loader of real data;
 - :mod:`dpnn.plots`: the figure style and helpers, one module per family of figures;
-- :mod:`dpnn.run`: ``python -m dpnn.run``, papermill over the notebooks with a parameter profile.
+- :mod:`dpnn.run`: ``.venv/bin/python -m dpnn.run``, papermill over the notebooks with a parameter profile.
 """
 
 __version__ = "0.1.0"

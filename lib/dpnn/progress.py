@@ -1,7 +1,7 @@
 """Progress of a notebook's long loops, shown by the runner on its own terminal line.
 
 A thesis-profile sweep runs for minutes inside one notebook cell. When the runner
-(``python -m dpnn.run``) executes a notebook it sets ``$DPNN_PROGRESS_FILE``; :func:`progress`
+(``.venv/bin/python -m dpnn.run``) executes a notebook it sets ``$DPNN_PROGRESS_FILE``; :func:`progress`
 then writes a tqdm bar to that file and the runner shows the bar's latest state after the
 notebook's name. Anywhere else (JupyterLab, nbval, ``make notebooks``) it returns the iterable
 unchanged and prints nothing, so stored outputs never hold a bar.
