@@ -164,3 +164,25 @@ def test_geo_sweep_with_neighbours_finds_at_least_as_often():
     assert many["k"].iloc[0] == 16 and many["geo_top5"].iloc[0] >= one["geo_top5"].iloc[0] - 0.1
     with pytest.raises(ValueError, match="k"):
         experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 10, k=0)
+
+
+def test_levels_table_interpolates_each_variant_in_log_x():
+    table = pd.DataFrame({
+        "variant": ["a", "a", "b", "b", "b"],
+        "ε*/Δ": [1e-4, 1e-2, 1e-5, 1e-3, 1e-1],
+        "top5": [0.2, 0.6, 0.1, 0.5, 0.9],
+    })
+    levels = experiments.levels_table(table, ["b", "a"], [1e-3, 1e-5])
+    assert list(levels.index) == ["b", "a"]
+    assert list(levels.columns) == ["ε*/Δ = 0.001", "ε*/Δ = 1e-05"]
+    # a at 1e-3: halfway in log10 between 1e-4 (0.2) and 1e-2 (0.6); 1e-5 is off its curve
+    np.testing.assert_allclose(levels.to_numpy(), [[0.5, 0.1], [0.4, np.nan]])
+
+
+def test_value_at_names_one_row_or_none():
+    table = pd.DataFrame({"d": [1, 1, 2], "variant": ["P8", "E8", "P8"], "Δ": [1e5] * 3,
+                          "top5": [0.3, 0.4, 0.7]})
+    assert experiments.value_at(table, "top5", d=2, variant="P8", Δ=1e5) == 0.7
+    assert np.isnan(experiments.value_at(table, "top5", d=3, variant="P8"))
+    with pytest.raises(ValueError, match="at most one row, 2 match"):
+        experiments.value_at(table, "top5", variant="P8")

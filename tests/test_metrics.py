@@ -52,3 +52,17 @@ def test_standard_error_of_one_score_is_infinite_and_of_none_an_error():
     with pytest.raises(ValueError, match="per_query must hold at least one score"):
         standard_error([])
     assert standard_error([0.0, 1.0]) == pytest.approx(0.5)  # std 0.7071 (ddof 1) / sqrt(2)
+
+
+def test_accuracy_summary_by_hand():
+    # raw hits 1, 0, 0, 1 and top-2 hits 1, 1, 0, 1 (query 1 gets its 2nd neighbour)
+    released = [np.array([3, 7]), np.array([5]), np.array([], dtype=int), np.array([4])]
+    true_knn = np.array([[7, 1], [2, 5], [0, 3], [4, 9]])
+    summary = metrics.accuracy_summary(released, true_knn)
+    assert list(summary) == ["raw", "raw s.e.", "top-2", "top-2 s.e."]
+    assert summary["raw"] == 0.5 and summary["top-2"] == 0.75
+    # s.e. = sqrt(var(ddof=1) / n): raw var = 1/3, top-2 var = 1/4
+    assert summary["raw s.e."] == pytest.approx(np.sqrt(1 / 3 / 4))
+    assert summary["top-2 s.e."] == pytest.approx(np.sqrt(1 / 4 / 4))
+    with pytest.raises(ValueError, match="true_knn must be \\(n, k\\)"):
+        metrics.accuracy_summary(released, np.array([7, 2, 0, 4]))

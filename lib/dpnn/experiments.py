@@ -173,6 +173,36 @@ def at_level(table: pd.DataFrame, x: str, value: str, level: float) -> float:
     return float(np.interp(np.log10(level), xs, part[value].to_numpy(dtype=float)))
 
 
+def levels_table(table: pd.DataFrame, variants, levels, *, x: str = "ε*/Δ",
+                 value: str = "top5", by: str = "variant") -> pd.DataFrame:
+    """``value`` of each variant (rows) at each level of ``x`` (columns "x = level").
+
+    Each entry is :func:`at_level` on the variant's curve (rows of ``table`` whose
+    column ``by`` equals it): curves with different grids compared at equal ``x``.
+    """
+    variants = list(variants)
+    return pd.DataFrame(
+        {f"{x} = {level:g}": [at_level(table[table[by] == v], x, value, level)
+                              for v in variants]
+         for level in levels},
+        index=variants,
+    )
+
+
+def value_at(table: pd.DataFrame, value: str, **where) -> float:
+    """``value`` in the one row of ``table`` whose columns equal ``where``; NaN if none.
+
+    ``value_at(table, "top5", d=2, variant="P8", Δ=1e5)``. More than one matching
+    row is a ``ValueError``: the selection must name a single grid point.
+    """
+    rows = table
+    for column, wanted in where.items():
+        rows = rows[rows[column] == wanted]
+    if len(rows) > 1:
+        raise ValueError(f"where must select at most one row, {len(rows)} match {where}")
+    return float(rows[value].iloc[0]) if len(rows) else float("nan")
+
+
 def _evaluate_versioned(point, seed, delta_exponent, version):
     """:func:`evaluate`; ``version`` (:func:`code_version`) only enters the cache key."""
     return evaluate(point, seed, delta_exponent)

@@ -12,7 +12,7 @@ import numpy as np
 from dpnn._validation import finite_array, nonnegative_finite
 
 __all__ = ["as_released", "raw_accuracy", "topk_accuracy", "precision_recall", "fraction_sent",
-           "standard_error"]
+           "standard_error", "accuracy_summary"]
 
 
 def as_released(released):
@@ -83,6 +83,24 @@ def standard_error(per_query) -> float:
     if not np.all(np.isfinite(values)):
         raise ValueError("per_query must contain only finite numbers (no NaN or infinity)")
     return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("inf")
+
+
+def accuracy_summary(released, true_knn) -> dict:
+    """Mean raw and top-k accuracy of a batch of answers, each with its standard error.
+
+    ``true_knn`` is (n, k): each query's k true nearest neighbours, nearest first.
+    Keys "raw", "raw s.e.", "top-k" and "top-k s.e." with k written out (the
+    thesis's "top-5" for k = 5); see :func:`raw_accuracy`, :func:`topk_accuracy`
+    and :func:`standard_error`.
+    """
+    true_knn = np.asarray(true_knn)
+    if true_knn.ndim != 2 or true_knn.shape[1] < 1:
+        raise ValueError(f"true_knn must be (n, k) with k >= 1, got shape {true_knn.shape}")
+    raw = raw_accuracy(released, true_knn[:, 0])
+    top = topk_accuracy(released, true_knn)
+    name = f"top-{true_knn.shape[1]}"
+    return {"raw": raw.mean(), "raw s.e.": standard_error(raw),
+            name: top.mean(), f"{name} s.e.": standard_error(top)}
 
 
 # --- the follow-up's metrics ----------------------------------------------------------
