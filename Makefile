@@ -9,7 +9,7 @@
 #   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
 #   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m dpnn.run)
-#   make format-notebooks                      ruff format every notebook's code cells (88 columns)
+#   make format                                ruff format lib, tests, benchmarks, notebooks' code (88 columns)
 #   make bench | make notebooks | make clean
 
 PROFILE ?= default
@@ -19,7 +19,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: format-notebooks book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student
+.PHONY: format book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student
 
 install: $(STAMP)
 
@@ -76,11 +76,12 @@ bench: $(STAMP)
 notebooks: $(STAMP)
 	$(PY) -m dpnn.run --profile default --store
 
-# Code cells to 88 columns with ruff ([tool.ruff] in pyproject.toml); outputs and metadata
-# are left as they are, nothing is executed. Lines ruff cannot break (long strings,
-# comments) are shortened by hand; tests/test_notebooks.py checks every code line.
-format-notebooks: $(STAMP)
-	$(PY) -m ruff format notebooks/*.ipynb
+# Python and the notebooks' code cells to 88 columns with ruff ([tool.ruff] in
+# pyproject.toml); outputs and metadata are left as they are, nothing is executed. Lines
+# ruff cannot break (long strings, comments, docstrings) are shortened by hand;
+# tests/test_notebooks.py and tests/test_architecture.py check every line.
+format: $(STAMP)
+	$(PY) -m ruff format notebooks/*.ipynb lib tests benchmarks
 
 clean:
 	rm -rf build .pytest_cache

@@ -1,4 +1,5 @@
-"""Shared output of the benchmarks: write a JSON file under benchmarks/results and print it."""
+"""Shared output of the benchmarks: write a JSON file under benchmarks/results and print
+it."""
 
 import json
 import time
@@ -8,7 +9,8 @@ RESULTS_DIR = Path(__file__).with_name("results")
 
 
 def report(name: str, results: dict) -> dict:
-    """Write ``results`` to ``benchmarks/results/<name>.json`` and print one line per figure."""
+    """Write ``results`` to ``benchmarks/results/<name>.json`` and print one line per
+    figure."""
     RESULTS_DIR.mkdir(exist_ok=True)
     (RESULTS_DIR / f"{name}.json").write_text(json.dumps(results, indent=2) + "\n")
     for key, value in results.items():

@@ -64,9 +64,9 @@ def heap_layout(tree):
     depth h - 1 leaf repeat that leaf.
     """
     h = tree.tree_height
-    assert (
-        node_columns(tree).heap_depth >= h - 1
-    ), "a balanced tree is full above depth h - 1"
+    assert node_columns(tree).heap_depth >= h - 1, (
+        "a balanced tree is full above depth h - 1"
+    )
     inner = 2**h - 1  # positions at depth < h: where the decisions are made
     position = np.arange(inner, 2 * inner + 1)  # depth h
     parent = (position - 1) // 2
@@ -187,8 +187,11 @@ def timed(calls, repeats=REPEATS):
 def per_round(kernel, ours):
     """Median over rounds of kernel time / dptt time, with its min and max."""
     ratio = np.array(kernel["runs"]) / np.array(ours["runs"])
-    return {"median": float(np.median(ratio)), "min": float(ratio.min()),
-            "max": float(ratio.max())}
+    return {
+        "median": float(np.median(ratio)),
+        "min": float(ratio.min()),
+        "max": float(ratio.max()),
+    }
 
 
 def main() -> dict:
@@ -238,18 +241,32 @@ def main() -> dict:
                     queries_in = batch if d > 1 else batch[:, 0]
 
                     def ours_call(r):
-                        dptt(tree, queries_in, EPSILON, utility, sensitivity, rng=r,
-                             **spec)
+                        dptt(
+                            tree,
+                            queries_in,
+                            EPSILON,
+                            utility,
+                            sensitivity,
+                            rng=r,
+                            **spec,
+                        )
 
                     def kernel_call(r):
                         yardstick(name, tree, layout, tables, batch, utility, r)
 
                     kernel, ours = timed([kernel_call, ours_call])
-                    row = {"N": n, "d": d, "utility": utility, "variant": name,
-                           "queries": len(batch), "dptt_s": ours, "yardstick_s": kernel,
-                           "fraction_of_kernel": kernel["median"] / ours["median"],
-                           "fraction_per_round": per_round(kernel, ours),
-                           "queries_per_s": len(batch) / ours["median"]}
+                    row = {
+                        "N": n,
+                        "d": d,
+                        "utility": utility,
+                        "variant": name,
+                        "queries": len(batch),
+                        "dptt_s": ours,
+                        "yardstick_s": kernel,
+                        "fraction_of_kernel": kernel["median"] / ours["median"],
+                        "fraction_per_round": per_round(kernel, ours),
+                        "queries_per_s": len(batch) / ours["median"],
+                    }
                     results["runs"].append(row)
                     fraction = row["fraction_of_kernel"]
                     print(
@@ -310,15 +327,20 @@ def growth_in_turns(kept):
                     tree, queries = kept[(n, d)]
                     batch = queries if name == "basic" else queries[:VARIANT_QUERIES]
                     batch = batch if d > 1 else batch[:, 0]
-                    calls.append(lambda r, t=tree, b=batch, s=VARIANTS[name]: dptt(
-                        t, b, EPSILON, utility, sensitivity, rng=r, **s))
+                    calls.append(
+                        lambda r, t=tree, b=batch, s=VARIANTS[name]: dptt(
+                            t, b, EPSILON, utility, sensitivity, rng=r, **s
+                        )
+                    )
             times = [np.array(t["runs"]) for t in timed(calls)]
             basic, gsn = times[1] / times[0], times[3] / times[2]
             out[f"{utility} {d}-D"] = {
-                "basic": float(np.median(basic)), "GS-N20": float(np.median(gsn)),
+                "basic": float(np.median(basic)),
+                "GS-N20": float(np.median(gsn)),
                 "ratio": float(np.median(gsn / basic)),
                 "ratio_min": float(np.min(gsn / basic)),
-                "ratio_max": float(np.max(gsn / basic))}
+                "ratio_max": float(np.max(gsn / basic)),
+            }
             print(f"growth {utility} {d}-D: {out[f'{utility} {d}-D']}", flush=True)
     return out
 

@@ -1,4 +1,5 @@
-"""Time the hot spots of notebook 09 (Gursoy et al.) before and after their speed-ups, in one run.
+"""Time the hot spots of notebook 09 (Gursoy et al.) before and after their speed-ups,
+in one run.
 
 Writes benchmarks/results/gursoy_alg3.json. Each "before" is the code before the change,
 kept in dpnn as a private reference (tests/test_fast_paths.py checks that both give the
@@ -28,8 +29,10 @@ from dpnn import classification as c, data
 
 
 def components_before(graph):
-    return [(sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
-            for nodes in nx.connected_components(graph)]
+    return [
+        (sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
+        for nodes in nx.connected_components(graph)
+    ]
 
 
 def main() -> dict:
@@ -45,29 +48,61 @@ def main() -> dict:
         assert components_before(graph) == c.overlap_components(graph)
         before = best_time(lambda: components_before(graph), repeats=1)
         after = best_time(lambda: c.overlap_components(graph), repeats=3)
-        results |= {f"Alg. 3 MCS, {name} |X|={len(queries)}: networkx (s)": before,
-                    f"Alg. 3 MCS, {name} |X|={len(queries)}: bitset (s)": after,
-                    f"Alg. 3 MCS, {name}: speed-up": before / after}
+        results |= {
+            f"Alg. 3 MCS, {name} |X|={len(queries)}: networkx (s)": before,
+            f"Alg. 3 MCS, {name} |X|={len(queries)}: bitset (s)": after,
+            f"Alg. 3 MCS, {name}: speed-up": before / after,
+        }
         knn_queries = queries[:100]
         n_labels = int(labels.max() + 1)
-        old = c.knn._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels)
-        assert np.array_equal(old, c.knn._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels))
-        before = best_time(lambda: c.knn._knn_counts_lexsort(train, labels[:n_train], knn_queries, 20, n_labels), 3)
-        after = best_time(lambda: c.knn._knn_counts.__wrapped__(train, labels[:n_train], knn_queries, 20, n_labels), 3)
-        results |= {f"k-NN counts, {name} |X|=100 k=20: lexsort (s)": before,
-                    f"k-NN counts, {name} |X|=100 k=20: partition (s)": after,
-                    f"k-NN counts, {name}: speed-up": before / after}
+        old = c.knn._knn_counts_lexsort(
+            train, labels[:n_train], knn_queries, 20, n_labels
+        )
+        assert np.array_equal(
+            old,
+            c.knn._knn_counts.__wrapped__(
+                train, labels[:n_train], knn_queries, 20, n_labels
+            ),
+        )
+        before = best_time(
+            lambda: c.knn._knn_counts_lexsort(
+                train, labels[:n_train], knn_queries, 20, n_labels
+            ),
+            3,
+        )
+        after = best_time(
+            lambda: c.knn._knn_counts.__wrapped__(
+                train, labels[:n_train], knn_queries, 20, n_labels
+            ),
+            3,
+        )
+        results |= {
+            f"k-NN counts, {name} |X|=100 k=20: lexsort (s)": before,
+            f"k-NN counts, {name} |X|=100 k=20: partition (s)": after,
+            f"k-NN counts, {name}: speed-up": before / after,
+        }
     points, _ = data.classification_dataset("moons")
     grid = c.private_uniform_grid(points[:800], 1.0, rng)
     density, m = grid.densities(), grid.m
     queries, radii = points[800:900], rng.uniform(0.01, 0.5, 100)
-    old = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+    old = np.array(
+        [c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)]
+    )
     assert np.array_equal(old, c.uniform_grid._disc_masses(density, m, queries, radii))
-    before = best_time(lambda: [c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)], 3)
-    after = best_time(lambda: c.uniform_grid._disc_masses(density, m, queries, radii), 3)
-    results |= {f"Alg. 7 grid mass, moons m={m} |X|=100: per query (s)": before,
-                "Alg. 7 grid mass: all queries at once (s)": after,
-                "Alg. 7 grid mass: speed-up": before / after}
+    before = best_time(
+        lambda: [
+            c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)
+        ],
+        3,
+    )
+    after = best_time(
+        lambda: c.uniform_grid._disc_masses(density, m, queries, radii), 3
+    )
+    results |= {
+        f"Alg. 7 grid mass, moons m={m} |X|=100: per query (s)": before,
+        "Alg. 7 grid mass: all queries at once (s)": after,
+        "Alg. 7 grid mass: speed-up": before / after,
+    }
     return report("gursoy_alg3", results)
 
 

@@ -4,7 +4,8 @@ Writes benchmarks/results/gursoy_studies.json (or ``--out NAME``). Each study ru
 every dataset of the thesis profile with its parameters (5 folds, 20 repeats, the
 profile's budgets, test counts and k), folds over ``--jobs`` processes as in the
 notebook (each with one BLAS thread), one call per study; the wall time per study and
-the load average are recorded. ``--studies`` picks a subset (rn, conversion, knn, other).
+the load average are recorded. ``--studies`` picks a subset (rn, conversion, knn,
+other).
 
 To time the code before a change in the same sitting, run this script twice with
 ``PYTHONPATH`` pointing at each version's ``lib`` and ``--label before|after``: the
@@ -32,38 +33,87 @@ import numpy as np  # noqa: E402
 from _results import RESULTS_DIR  # noqa: E402
 
 DATASETS = ["moons", "iris", "wine", "breast_cancer", "digits"]
-THESIS = {"epsilons": [0.5, 1.0, 2.0], "test_counts": [10, 25, 50, 100, 200, 400], "repeats": 20,
-          "conversion_budgets": [0.01, 0.05, 0.1, 0.5, 1.0, 2.0], "ks": [1, 5, 10, 20, 30, 50],
-          "privbayes_degrees": {"moons": 2, "iris": 2, "wine": 2, "breast_cancer": 1},
-          "comparison_epsilons": [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0], "n_folds": 5, "n_test": 100,
-          "conversion_k": 30, "comparison_k": 20}
+THESIS = {
+    "epsilons": [0.5, 1.0, 2.0],
+    "test_counts": [10, 25, 50, 100, 200, 400],
+    "repeats": 20,
+    "conversion_budgets": [0.01, 0.05, 0.1, 0.5, 1.0, 2.0],
+    "ks": [1, 5, 10, 20, 30, 50],
+    "privbayes_degrees": {"moons": 2, "iris": 2, "wine": 2, "breast_cancer": 1},
+    "comparison_epsilons": [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0],
+    "n_folds": 5,
+    "n_test": 100,
+    "conversion_k": 30,
+    "comparison_k": 20,
+}
 
 
 def study_calls(jobs, repeats):
-    """{study: function(name, points, labels, rng)} with the thesis profile's parameters."""
+    """{study: function(name, points, labels, rng)} with the thesis profile's
+    parameters."""
     from dpnn import classification as cls
 
     p = THESIS
 
     def privbayes(name):
-        return {"degree": p["privbayes_degrees"][name]} if name in p["privbayes_degrees"] else None
+        return (
+            {"degree": p["privbayes_degrees"][name]}
+            if name in p["privbayes_degrees"]
+            else None
+        )
 
     def labels_of(labels):
         return int(labels.max() + 1)
 
     return {
         "rn": lambda name, x, y, rng: cls.rn_study(
-            x, y, labels_of(y), p["epsilons"], p["test_counts"], p["n_folds"], repeats, rng,
-            neighbours=10, privbayes=privbayes(name), n_jobs=jobs),
+            x,
+            y,
+            labels_of(y),
+            p["epsilons"],
+            p["test_counts"],
+            p["n_folds"],
+            repeats,
+            rng,
+            neighbours=10,
+            privbayes=privbayes(name),
+            n_jobs=jobs,
+        ),
         "conversion": lambda name, x, y, rng: cls.conversion_study(
-            x, p["conversion_budgets"], p["conversion_k"], p["n_test"], p["n_folds"], repeats, rng,
-            n_jobs=jobs),
+            x,
+            p["conversion_budgets"],
+            p["conversion_k"],
+            p["n_test"],
+            p["n_folds"],
+            repeats,
+            rng,
+            n_jobs=jobs,
+        ),
         "knn": lambda name, x, y, rng: cls.knn_study(
-            x, y, labels_of(y), p["epsilons"], [k for k in p["ks"] if k <= 0.8 * x.shape[0]],
-            p["n_test"], p["n_folds"], repeats, rng, privbayes=privbayes(name), n_jobs=jobs),
+            x,
+            y,
+            labels_of(y),
+            p["epsilons"],
+            [k for k in p["ks"] if k <= 0.8 * x.shape[0]],
+            p["n_test"],
+            p["n_folds"],
+            repeats,
+            rng,
+            privbayes=privbayes(name),
+            n_jobs=jobs,
+        ),
         "other": lambda name, x, y, rng: cls.other_classifiers_study(
-            x, y, labels_of(y), p["comparison_epsilons"], p["comparison_k"], p["n_test"],
-            p["n_folds"], repeats, rng, n_jobs=jobs),
+            x,
+            y,
+            labels_of(y),
+            p["comparison_epsilons"],
+            p["comparison_k"],
+            p["n_test"],
+            p["n_folds"],
+            repeats,
+            rng,
+            n_jobs=jobs,
+        ),
     }
 
 
@@ -82,7 +132,9 @@ def main() -> dict:
     calls = study_calls(args.jobs, args.repeats)
     path = RESULTS_DIR / f"{args.out}.json"
     results = json.loads(path.read_text()) if path.exists() else {}
-    results["machine"] = f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores"
+    results["machine"] = (
+        f"{platform.machine()}, {platform.python_version()}, {os.cpu_count()} cores"
+    )
     for study in args.studies.split(","):
         load = os.getloadavg()[0]
         start = time.perf_counter()
@@ -91,8 +143,13 @@ def main() -> dict:
         seconds = time.perf_counter() - start
         results[f"{study} study, {args.label} (s)"] = round(seconds, 1)
         results[f"{study} study, {args.label}, load average at start"] = round(load, 2)
-        results[f"{study} study, {args.label}, library"] = os.path.dirname(dpnn.__file__)
-        print(f"{study:12s} {args.label:8s} {seconds:8.1f} s  (load {load:.2f})", flush=True)
+        results[f"{study} study, {args.label}, library"] = os.path.dirname(
+            dpnn.__file__
+        )
+        print(
+            f"{study:12s} {args.label:8s} {seconds:8.1f} s  (load {load:.2f})",
+            flush=True,
+        )
         RESULTS_DIR.mkdir(exist_ok=True)
         path.write_text(json.dumps(results, indent=2) + "\n")
     return results

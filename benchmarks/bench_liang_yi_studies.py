@@ -1,13 +1,14 @@
 """Time the experiments of notebook 11 (Liang and Yi) at the thesis profile's sizes.
 
-Writes benchmarks/results/liang_yi_studies.json. One case of each experiment (one setting on
-one trajectory of 30000 points, n = 20000, 25 repetitions, as the thesis profile runs 50 of
-them per setting): identity (Fig. 2), kNN at k = 4 and k = 256 (Figs. 3-4) and the convex hull
-(Fig. 5), each with the planar Laplace of the library and with the planar Laplace before
-(W_{-1} from ``scipy.special.lambertw``; the same floats, tests/test_liang_yi_identical.py).
-Also times W_{-1} alone (scipy against ``mechanisms._lambertw_lower``) on the radii of one
-GP Basic release (20000) and on 1e6 arguments. Median and range of the repeats are reported;
-the machine is shared, so compare the two columns of one run, not runs of different days.
+Writes benchmarks/results/liang_yi_studies.json. One case of each experiment (one
+setting on one trajectory of 30000 points, n = 20000, 25 repetitions, as the thesis
+profile runs 50 of them per setting): identity (Fig. 2), kNN at k = 4 and k = 256 (Figs.
+3-4) and the convex hull (Fig. 5), each with the planar Laplace of the library and with
+the planar Laplace before (W_{-1} from ``scipy.special.lambertw``; the same floats,
+tests/test_liang_yi_identical.py). Also times W_{-1} alone (scipy against
+``mechanisms._lambertw_lower``) on the radii of one GP Basic release (20000) and on 1e6
+arguments. Median and range of the repeats are reported; the machine is shared, so
+compare the two columns of one run, not runs of different days.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ from dpnn.cgp import studies
 
 
 def _scipy_planar_laplace(points, epsilon, rng):
-    """planar_laplace as it was: the radius by the public planar_laplace_radius (scipy's W)."""
+    """planar_laplace as it was: the radius by the public planar_laplace_radius (scipy's
+    W)."""
     array, shape = mechanisms._points(points, "points", dimension=2)
     n = array.shape[0]
     theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
@@ -49,7 +51,8 @@ def _summary(results, label, times):
 
 
 def _both(results, label, call, repeats):
-    """Time ``call`` with the library's planar Laplace, then with scipy's W, alternating."""
+    """Time ``call`` with the library's planar Laplace, then with scipy's W,
+    alternating."""
     library = mechanisms.planar_laplace
     new, old = [], []
     for _ in range(repeats):
@@ -65,8 +68,10 @@ def _both(results, label, call, repeats):
 
 
 def main() -> dict:
-    results = {"machine": f"{platform.machine()}, {platform.python_version()}",
-               "load average at start": " ".join(f"{v:.2f}" for v in os.getloadavg())}
+    results = {
+        "machine": f"{platform.machine()}, {platform.python_version()}",
+        "load average at start": " ".join(f"{v:.2f}" for v in os.getloadavg()),
+    }
     rng = np.random.default_rng(0)
     lowest = np.nextafter(-1.0 / np.e, 0.0)
     for size in (20000, 1_000_000):
@@ -76,20 +81,26 @@ def main() -> dict:
             new = _times(lambda: mechanisms._lambertw_lower(z), 7)
         _summary(results, f"W_-1 on {size} arguments, scipy", old)
         _summary(results, f"W_-1 on {size} arguments, _lambertw_lower", new)
-        results[f"W_-1 on {size}: speed-up (medians)"] = float(np.median(old) / np.median(new))
+        results[f"W_-1 on {size}: speed-up (medians)"] = float(
+            np.median(old) / np.median(new)
+        )
     path = cgp.taxi_trajectories(1, rng, min_length=30000, max_length=30000)[0]
     queries = cgp.query_points([path], 25, rng)
     rho = 5e-4
     epsilon = studies._gp_epsilon(rho, 1e-10, 10.0)
     cases = {
         "identity case n=20000 x 25": lambda: studies._identity_case(
-            path, rho, 20000, epsilon, 0, 25, [1, 0, 0]),
+            path, rho, 20000, epsilon, 0, 25, [1, 0, 0]
+        ),
         "kNN case k=4 n=20000 x 25": lambda: studies._knn_case(
-            path, queries, rho, 4, 20000, epsilon, 0, [1, 0, 0], 0.0),
+            path, queries, rho, 4, 20000, epsilon, 0, [1, 0, 0], 0.0
+        ),
         "kNN case k=256 n=20000 x 25": lambda: studies._knn_case(
-            path, queries, rho, 256, 20000, epsilon, 0, [1, 0, 0], 0.0),
+            path, queries, rho, 256, 20000, epsilon, 0, [1, 0, 0], 0.0
+        ),
         "hull case n=20000 x 25": lambda: studies._hull_case(
-            path, rho, 20000, epsilon, 0, 25, [1, 0, 0], 0.1, (16, 128), {}),
+            path, rho, 20000, epsilon, 0, 25, [1, 0, 0], 0.1, (16, 128), {}
+        ),
     }
     for label, call in cases.items():
         _both(results, label, call, 3)

@@ -15,7 +15,6 @@ from _results import best_time, report
 from dpnn import mechanisms
 
 
-
 def exponential_loop(utilities, epsilon, sensitivity, rng):
     """Def. 2.6 one row at a time: the slow reference."""
     out = np.empty(len(utilities), dtype=int)
@@ -33,12 +32,21 @@ def main() -> dict:
     small = utilities[:20_000]
     results = {
         "machine": f"{platform.machine()} {platform.python_version()}",
-        "exponential_1e6_rows_2_candidates_s": best_time(lambda: mechanisms.exponential(utilities, 1.0, 1e6, rng)),
-        "planar_laplace_1e6_points_s": best_time(lambda: mechanisms.planar_laplace(points, 1e-6, rng)),
-        "laplace_ball_1e6_points_3d_s": best_time(lambda: mechanisms.laplace_ball(rng.random((n, 3)), 1.0, rng)),
-        "laplace_1e6_values_s": best_time(lambda: mechanisms.laplace(points[:, 0], 1.0, 1.0, rng)),
+        "exponential_1e6_rows_2_candidates_s": best_time(
+            lambda: mechanisms.exponential(utilities, 1.0, 1e6, rng)
+        ),
+        "planar_laplace_1e6_points_s": best_time(
+            lambda: mechanisms.planar_laplace(points, 1e-6, rng)
+        ),
+        "laplace_ball_1e6_points_3d_s": best_time(
+            lambda: mechanisms.laplace_ball(rng.random((n, 3)), 1.0, rng)
+        ),
+        "laplace_1e6_values_s": best_time(
+            lambda: mechanisms.laplace(points[:, 0], 1.0, 1.0, rng)
+        ),
         "randomized_response_1e6_bits_s": best_time(
-            lambda: mechanisms.randomized_response(np.zeros(n, dtype=np.int8), 1.0, rng)),
+            lambda: mechanisms.randomized_response(np.zeros(n, dtype=np.int8), 1.0, rng)
+        ),
     }
     vectorized = best_time(lambda: mechanisms.exponential(small, 1.0, 1e6, rng))
     loop = best_time(lambda: exponential_loop(small, 1.0, 1e6, rng), repeats=1)

@@ -22,7 +22,12 @@ def main() -> dict:
     n = 1_000_000
     box = np.array([0.0, 0.0, 1.0, 1.0])
     points = rng.uniform(0, 1, size=(n, 2))
-    build_s = best_time(lambda: psd.private_quadtree(points, box, 10, 1.0, rng, budget="geometric", postprocess=True), 3)
+    build_s = best_time(
+        lambda: psd.private_quadtree(
+            points, box, 10, 1.0, rng, budget="geometric", postprocess=True
+        ),
+        3,
+    )
     tree = psd.private_quadtree(points, box, 10, 1.0, rng)
     counts = psd.quadtree_counts(points, box, 10)
     epsilons = psd.geometric_budget(1.0, 10)
@@ -35,9 +40,15 @@ def main() -> dict:
         "quadtree_h10_build_with_ols_1e6_points_s": build_s,
         "ols_alone_h10_s": ols_s,
         "quadtree_h10_600_queries_s": query_s,
-        "kd_standard_h8_build_1e6_points_s": best_time(lambda: psd.private_kdtree(points, box, 8, 1.0, rng), 1),
-        "kd_hybrid_h8_build_1e6_points_s": best_time(lambda: psd.private_kdtree(points, box, 8, 1.0, rng, switch=4), 1),
-        "hilbert_r_h8_build_1e6_points_s": best_time(lambda: psd.private_hilbert_rtree(points, box, 8, 1.0, rng), 1),
+        "kd_standard_h8_build_1e6_points_s": best_time(
+            lambda: psd.private_kdtree(points, box, 8, 1.0, rng), 1
+        ),
+        "kd_hybrid_h8_build_1e6_points_s": best_time(
+            lambda: psd.private_kdtree(points, box, 8, 1.0, rng, switch=4), 1
+        ),
+        "hilbert_r_h8_build_1e6_points_s": best_time(
+            lambda: psd.private_hilbert_rtree(points, box, 8, 1.0, rng), 1
+        ),
     }
     return report("psd", results)
 

@@ -24,17 +24,35 @@ def main() -> dict:
     digits, _ = simrand.load_vectors("digits")
     queries, database = digits[:300], digits[300:]
     k, epsilon, delta, alpha = 1024, 8.0, 1e-5, np.pi / 8
-    table = lambda: simrand.recall_table(digits, [alpha], [k], [epsilon], n_queries=300, n_neighbours=10,
-                                         repeats=1, delta=delta, rng=rng)
+    table = lambda: simrand.recall_table(
+        digits,
+        [alpha],
+        [k],
+        [epsilon],
+        n_queries=300,
+        n_neighbours=10,
+        repeats=1,
+        delta=delta,
+        rng=rng,
+    )
     results["recall_table, one point k=1024 (s)"] = best_time(table, 3)
     release = simrand.simrand(database, k, epsilon, delta, alpha, rng)
     results["SimRand release (projection, hash, flips) (s)"] = best_time(
-        lambda: simrand.simrand(database, k, epsilon, delta, alpha, rng), 3)
-    results["SimRand Hamming k-NN of 300 queries (s)"] = best_time(lambda: simrand.knn_hamming(release, queries, 10, rng), 3)
+        lambda: simrand.simrand(database, k, epsilon, delta, alpha, rng), 3
+    )
+    results["SimRand Hamming k-NN of 300 queries (s)"] = best_time(
+        lambda: simrand.knn_hamming(release, queries, 10, rng), 3
+    )
     gaussian = simrand.gaussian_projection(database, k, epsilon, delta, alpha, rng)
-    results["Gaussian RP release (s)"] = best_time(lambda: simrand.gaussian_projection(database, k, epsilon, delta, alpha, rng), 3)
-    results["Gaussian RP k-NN of 300 queries (s)"] = best_time(lambda: simrand.knn_euclidean(gaussian, queries, 10), 3)
-    results["of which: normal draws n x k (s)"] = best_time(lambda: rng.normal(0.0, 1.0, size=(len(database), k)), 3)
+    results["Gaussian RP release (s)"] = best_time(
+        lambda: simrand.gaussian_projection(database, k, epsilon, delta, alpha, rng), 3
+    )
+    results["Gaussian RP k-NN of 300 queries (s)"] = best_time(
+        lambda: simrand.knn_euclidean(gaussian, queries, 10), 3
+    )
+    results["of which: normal draws n x k (s)"] = best_time(
+        lambda: rng.normal(0.0, 1.0, size=(len(database), k)), 3
+    )
     return report("simrand_recall", results)
 
 

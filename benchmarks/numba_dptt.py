@@ -78,16 +78,22 @@ def main():
             numba_basic(tree, q[:10], utility, rng)
             first = time.perf_counter() - start
             ours = median_time(
-                lambda r: dptt(tree, q, 1.0, utility, sensitivity, rng=r), repeats)
+                lambda r: dptt(tree, q, 1.0, utility, sensitivity, rng=r), repeats
+            )
             compiled = median_time(lambda r: numba_basic(tree, q, utility, r), repeats)
             seed = np.random.default_rng
             same = np.array_equal(
                 numba_basic(tree, q, utility, seed(9)),
-                dptt(tree, q, 1.0, utility, sensitivity, rng=seed(9)).indices)
+                dptt(tree, q, 1.0, utility, sensitivity, rng=seed(9)).indices,
+            )
             key = f"{utility} N=2^{n.bit_length() - 1} {queries} queries"
-            out[key] = {"numpy_s": ours, "numba_s": compiled,
-                        "speedup": ours / compiled, "numba_first_call_s": first,
-                        "same_leaves": bool(same)}
+            out[key] = {
+                "numpy_s": ours,
+                "numba_s": compiled,
+                "speedup": ours / compiled,
+                "numba_first_call_s": first,
+                "same_leaves": bool(same),
+            }
             print(key, out[key], flush=True)
     out["load_average_after"] = os.getloadavg()
     (RESULTS_DIR / "dptt_numba.json").write_text(json.dumps(out, indent=2) + "\n")

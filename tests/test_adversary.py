@@ -51,8 +51,7 @@ ALPHA = 1e-3
 UNIT_SQUARE = np.array([[0.0, 1.0], [0.0, 1.0]])
 
 
-# --- the grid and priors
-# ---------------------------------------------------------------------
+# --- the grid and priors --------------------------------------------------------------
 
 
 def test_grid_error_is_half_a_cell_diagonal_and_cells_hold_their_points():
@@ -109,8 +108,7 @@ def test_prior_only_error_converges_to_the_mean_distance_from_the_square_centre(
     assert gaps[0] > gaps[1] > gaps[2]
 
 
-# --- the Bayes estimate against a closed-form 1-D posterior
-# ------------------------------------
+# --- the Bayes estimate against a closed-form 1-D posterior ---------------------------
 
 
 def laplace_posterior_reference(y, epsilon):
@@ -120,11 +118,8 @@ def laplace_posterior_reference(y, epsilon):
     density = lambda x: mpmath.exp(-epsilon * abs(x - y))  # noqa: E731
     points = [0, min(max(y, 0), 1), 1]
     mass = mpmath.quad(density, points)
-    cdf = (
-        lambda t: mpmath.quad(
-            density, [0, min(max(y, 0), t), t] if 0 < y < t else [0, t]
-        )
-        / mass
+    cdf = lambda t: (
+        mpmath.quad(density, [0, min(max(y, 0), t), t] if 0 < y < t else [0, t]) / mass
     )  # noqa: E731
     median = mpmath.findroot(
         lambda t: cdf(t) - 0.5,
@@ -184,8 +179,7 @@ def test_geometric_median_of_a_heavy_point_is_that_point():
     assert np.allclose(geometric_median(weights, grid)[0], grid.points[10])
 
 
-# --- likelihoods against the library's laws
-# ------------------------------------------------------
+# --- likelihoods against the library's laws -------------------------------------------
 
 
 def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
@@ -218,8 +212,7 @@ def test_square_mechanism_releases_land_in_the_likelihood_square_at_the_stated_r
     assert stats.binomtest(int(inside.sum()), len(inside), expected).pvalue > ALPHA
 
 
-# --- DP-TT transcripts against brute force and against dptt's samples
-# ----------------------------
+# --- DP-TT transcripts against brute force and against dptt's samples -----------------
 
 
 def brute_force_leaf_laws(tree, query, epsilon, utility, sensitivity=1.0):
@@ -325,8 +318,7 @@ def test_turn_probabilities_reject_leaves_and_bad_utilities():
         turn_log_probabilities(tree, [0], [[0.5, 0.5]], 1.0, "dis")
 
 
-# --- the optimal adversary against the prior-only error and the naive guesses
-# ---------------------
+# --- the optimal adversary against the prior-only error and the naive guesses ---------
 
 
 def mechanisms(tree, domain):
@@ -401,8 +393,7 @@ def test_adversary_error_rejects_bad_input():
         Geo(1.0, UNIT_SQUARE).log_likelihood([[0.5, 0.5]], domain_grid([[0, 1]], 4))
 
 
-# --- the exact privacy of a whole transcript
-# ------------------------------------------------------
+# --- the exact privacy of a whole transcript ------------------------------------------
 
 
 def test_hockey_stick_and_exact_epsilon_against_direct_sums():
@@ -555,16 +546,20 @@ def test_per_level_budgets_must_match_the_tree_height():
 
 
 def test_mechanisms_at_one_composed_epsilon_are_at_equal_worst_case_privacy():
-    """GEO at eps*/D, SM and L-SRR at eps*, every DP-TT ledger composing to eps* (PLD)."""
+    """GEO at eps*/D, SM and L-SRR at eps*, every DP-TT ledger composing to eps*
+    (PLD)."""
     tree = build_tree(np.random.default_rng(4).uniform(0, 1, (256, 2)))
     grid, delta, eps_star = domain_grid(UNIT_SQUARE, 8), 1 / 256, 4.0
     geo, sm, lsrr, cmp, early, dis = mechanisms_at(
-        eps_star, tree, grid, UNIT_SQUARE, delta, lsrr_levels=4, e_splits=2)
+        eps_star, tree, grid, UNIT_SQUARE, delta, lsrr_levels=4, e_splits=2
+    )
     assert geo.epsilon * math.sqrt(2) == pytest.approx(eps_star, rel=1e-12)
     assert sm.epsilon == lsrr.epsilon == eps_star
     assert (early.variant, dis.sensitivity) == ("E2", grid.diameter)
-    ledgers = [dptt_ledger(cmp.schedule, "cmp"), dptt_ledger(early.schedule, "cmp", "early", 2),
-               dptt_ledger(dis.schedule, "dis")]
+    ledgers = [
+        dptt_ledger(cmp.schedule, "cmp"),
+        dptt_ledger(early.schedule, "cmp", "early", 2),
+        dptt_ledger(dis.schedule, "dis"),
+    ]
     for ledger in ledgers:  # PLD's stated grid error is about 1e-3 relative
         assert ledger.epsilon(delta, "pld") == pytest.approx(eps_star, rel=2e-3)
-

@@ -15,7 +15,9 @@ def test_binned_loss_exact_values():
     np.testing.assert_allclose(loss.standard_error, expected_se)
     assert loss.z == pytest.approx(norm.isf(0.01 / 3))
     assert loss.estimate == pytest.approx(np.log(4.0))
-    assert loss.lower_bound == pytest.approx(np.max(np.abs(np.log([2, 1, 0.25])) - loss.z * expected_se))
+    assert loss.lower_bound == pytest.approx(
+        np.max(np.abs(np.log([2, 1, 0.25])) - loss.z * expected_se)
+    )
 
 
 def test_sparse_bins_are_dropped():
@@ -28,7 +30,9 @@ def test_binned_loss_rejects_bad_input():
         binned_loss([1, 2], [1, 2, 3])
     with pytest.raises(ValueError, match="counts >= 0"):
         binned_loss([-1, 2], [1, 2])
-    with pytest.raises(ValueError, match=r"false_alarm must be a real number in \(0, 1\)"):
+    with pytest.raises(
+        ValueError, match=r"false_alarm must be a real number in \(0, 1\)"
+    ):
         binned_loss([100, 200], [100, 200], false_alarm=1.0)
     with pytest.raises(ValueError, match="no bin has min_count"):
         binned_loss([1, 2], [1, 2], min_count=100)
@@ -39,4 +43,5 @@ def test_gaussian_privacy_loss_formula():
     mean_a, mean_b, sigma = np.array([0.0, 0.0]), np.array([1.0, 1.0]), 0.7
     density = lambda mu: np.exp(-np.sum((y - mu) ** 2) / (2 * sigma**2))  # noqa: E731
     assert gaussian_privacy_loss(y, mean_a, mean_b, sigma)[0] == pytest.approx(
-        np.log(density(mean_a) / density(mean_b)))
+        np.log(density(mean_a) / density(mean_b))
+    )

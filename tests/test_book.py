@@ -1,11 +1,13 @@
-"""The offline HTML book, built from the stored outputs and checked page by page in a real browser.
+"""The offline HTML book, built from the stored outputs and checked page by page in a
+real browser.
 
-Every page must load without console errors and without any request leaving the disk (a CDN would
-fail offline), every image must load and carry alt text, every formula must be typeset by MathJax
-(no raw ``$...$`` or ``\\(...\\)`` left in the visible text), and every internal link must resolve
-to a file (and an anchor, if it names one). The browser is Debian's chromium, driven by playwright
-(``make test`` installs chromium with apt when it is missing). A screenshot of one chapter is kept
-in the test's temporary folder for a person to look at.
+Every page must load without console errors and without any request leaving the disk (a
+CDN would fail offline), every image must load and carry alt text, every formula must be
+typeset by MathJax (no raw ``$...$`` or ``\\(...\\)`` left in the visible text), and
+every internal link must resolve to a file (and an anchor, if it names one). The browser
+is Debian's chromium, driven by playwright (``make test`` installs chromium with apt
+when it is missing). A screenshot of one chapter is kept in the test's temporary folder
+for a person to look at.
 """
 
 import re
@@ -33,11 +35,16 @@ def site(tmp_path_factory):
 @pytest.fixture(scope="module")
 def browser():
     if CHROMIUM is None:
-        pytest.fail("chromium is not installed: `make test` installs it (apt-get install chromium)")
+        pytest.fail(
+            "chromium is not installed: `make test` "
+            "installs it (apt-get install chromium)"
+        )
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+        launched = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=["--no-sandbox"], headless=True
+        )
         yield launched
         launched.close()
 
@@ -46,7 +53,14 @@ def check_page(browser, path: Path) -> list[str]:
     """Problems a reader would see on one page, as sentences (empty if none)."""
     problems = []
     page = browser.new_page()
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on(
+        "console",
+        lambda m: (
+            problems.append(f"console {m.type}: {m.text}")
+            if m.type == "error"
+            else None
+        ),
+    )
     page.on("pageerror", lambda e: problems.append(f"script error: {e}"))
     page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url}"))
 
@@ -56,23 +70,31 @@ def check_page(browser, path: Path) -> list[str]:
         else:
             problems.append(f"network request: {route.request.url}")
             route.abort()
+
     page.route("**/*", offline_only)
     page.goto(path.as_uri(), wait_until="load")
-    if page.evaluate("() => !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"):
+    if page.evaluate(
+        "() => !!(window.MathJax && MathJax.startup && MathJax.startup.promise)"
+    ):
         page.evaluate("() => MathJax.startup.promise")
     for width, alt, src in page.evaluate(
-            "() => Array.from(document.images).map(i => [i.naturalWidth, i.alt, i.getAttribute('src')])"):
+        "() => Array.from(document.images).map(i => [i.naturalWidth, i.alt, "
+        "i.getAttribute('src')])"
+    ):
         if not width:
             problems.append(f"image does not load: {src[:80]}")
         if not (alt or "").strip():
             problems.append(f"image without alt text: {src[:80]}")
-    untypeset = page.evaluate("() => Array.from(document.querySelectorAll('.math'))"
-                              ".filter(m => !m.querySelector('mjx-container')).length")
+    untypeset = page.evaluate(
+        "() => Array.from(document.querySelectorAll('.math'))"
+        ".filter(m => !m.querySelector('mjx-container')).length"
+    )
     if untypeset:
         problems.append(f"{untypeset} formulas not typeset")
     text = page.evaluate("""() => { const body = document.body.cloneNode(true);
-        body.querySelectorAll('pre, code, script, style, mjx-container, .highlight, .output, textarea')
-            .forEach(e => e.remove());
+        body.querySelectorAll(
+            'pre, code, script, style, mjx-container, .highlight, .output, textarea'
+        ).forEach(e => e.remove());
         return body.innerText; }""")
     raw = RAW_TEX.findall(text)
     if raw:
@@ -112,7 +134,11 @@ def broken_links(site: Path, path: Path) -> list[str]:
             target = target / "index.html"
         if not target.exists():
             problems.append(f"link to a missing file: {href}")
-        elif url.fragment and target.suffix == ".html" and unquote(url.fragment) not in _parse(target).ids:
+        elif (
+            url.fragment
+            and target.suffix == ".html"
+            and unquote(url.fragment) not in _parse(target).ids
+        ):
             problems.append(f"link to a missing anchor: {href}")
     return problems
 
@@ -123,18 +149,28 @@ def test_the_book_has_every_notebook_and_the_references(site):
     chapters = sorted(p.stem for p in (site / "notebooks").glob("*.html"))
     assert chapters == [p.stem for p in notebook_paths(repository_root())]
     references = (site / "references.html").read_text()
-    for work in ("Nearest Neighbor Queries", "nearest neighbor classification", "Spatial Decompositions",
-                 "Concentrated Geo-Privacy", "Similarity Search"):
+    for work in (
+        "Nearest Neighbor Queries",
+        "nearest neighbor classification",
+        "Spatial Decompositions",
+        "Concentrated Geo-Privacy",
+        "Similarity Search",
+    ):
         assert work in references, work
     assert (site / "search.html").exists() and (site / "searchindex.js").exists()
     index = (site / "index.html").read_text()
     order = [index.find(f"notebooks/{name}.html") for name in chapters]
-    assert all(o > 0 for o in order) and order == sorted(order), "table of contents in notebook order"
+    assert all(o > 0 for o in order) and order == sorted(order), (
+        "table of contents in notebook order"
+    )
 
 
 def test_no_page_loads_anything_from_the_network(site):
     for path in site.rglob("*.html"):
-        for match in re.finditer(r"<(script|link|img)\b[^>]*\b(src|href)=\"(https?:)?//[^\"]*\"", path.read_text()):
+        for match in re.finditer(
+            r"<(script|link|img)\b[^>]*\b(src|href)=\"(https?:)?//[^\"]*\"",
+            path.read_text(),
+        ):
             pytest.fail(f"{path.name} loads {match.group(0)[:120]}")
 
 
@@ -158,17 +194,23 @@ def test_every_page_in_a_real_browser(site, browser, tmp_path_factory):
 def test_the_checks_catch_a_broken_image_and_raw_math(browser, tmp_path):
     # The negative control: a page a reader would see broken must fail each check.
     page = tmp_path / "broken.html"
-    page.write_text('<html><body><p>The loss is $\\epsilon$ here.</p><img src="missing.png" alt="x">'
-                    '<a href="nowhere.html">x</a><a href="#no-anchor">y</a></body></html>')
+    page.write_text(
+        '<html><body><p>The loss is $\\epsilon$ here.</p><img src="missing.png" '
+        'alt="x">'
+        '<a href="nowhere.html">x</a><a href="#no-anchor">y</a></body></html>'
+    )
     problems = check_page(browser, page)
     assert any("image does not load" in p for p in problems)
     assert any("raw TeX" in p for p in problems)
     links = broken_links(tmp_path, page)
-    assert any("missing file" in p for p in links) and any("missing anchor" in p for p in links)
+    assert any("missing file" in p for p in links) and any(
+        "missing anchor" in p for p in links
+    )
 
 
 def test_exercise_solutions_are_collapsed_behind_a_toggle(site, browser):
-    """Every solution cell of a chapter is hidden until its toggle is clicked; statements and stubs stay open."""
+    """Every solution cell of a chapter is hidden until its toggle is clicked;
+    statements and stubs stay open."""
     import nbformat
 
     from dpnn import student
@@ -183,22 +225,34 @@ def test_exercise_solutions_are_collapsed_behind_a_toggle(site, browser):
         chapters += 1
         solutions = [nb.cells[i] for b in blocks for i in b.solution]
         page = browser.new_page()
-        page.goto((site / "notebooks" / f"{path.stem}.html").as_uri(), wait_until="load")
+        page.goto(
+            (site / "notebooks" / f"{path.stem}.html").as_uri(), wait_until="load"
+        )
         found = page.evaluate("""() => {
-            const toggles = [...document.querySelectorAll('.tag_solution details, details.dpnn-solution')];
-            const hidden = toggles.map(d => !d.open && [...d.children].filter(c => c.tagName !== 'SUMMARY')
-                                                   .every(c => !c.checkVisibility()));
-            const stubs = [...document.querySelectorAll('h2')].filter(h => h.textContent.startsWith('Exercise'));
+            const toggles = [...document.querySelectorAll(
+                '.tag_solution details, details.dpnn-solution')];
+            const hidden = toggles.map(d => !d.open && [...d.children]
+                .filter(c => c.tagName !== 'SUMMARY')
+                .every(c => !c.checkVisibility()));
+            const stubs = [...document.querySelectorAll('h2')]
+                .filter(h => h.textContent.startsWith('Exercise'));
             return {toggles: toggles.length, hidden: hidden.filter(Boolean).length,
                     statements: stubs.filter(h => h.checkVisibility()).length,
                     text: document.body.innerText};
         }""")
-        assert found["toggles"] == len(solutions), (path.stem, found["toggles"], len(solutions))
+        assert found["toggles"] == len(solutions), (
+            path.stem,
+            found["toggles"],
+            len(solutions),
+        )
         assert found["hidden"] == len(solutions), f"{path.stem}: a solution is open"
         assert found["statements"] == len(blocks)
         assert "### Solution" not in found["text"]
         page.click("details.dpnn-solution > summary")
-        assert page.evaluate("() => document.querySelector('details.dpnn-solution > p').checkVisibility()")
+        assert page.evaluate(
+            "() => document.querySelector('details.dpnn-solution > "
+            "p').checkVisibility()"
+        )
         page.close()
     assert chapters >= 3
 
@@ -207,15 +261,28 @@ def test_collapse_solutions_marks_code_and_wraps_prose():
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_markdown_cell("### Solution\n\nBecause."), nbformat.v4.new_code_cell("x = 1"),
-                nbformat.v4.new_code_cell("y = 2")]
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("### Solution\n\nBecause."),
+        nbformat.v4.new_code_cell("x = 1"),
+        nbformat.v4.new_code_cell("y = 2"),
+    ]
     for cell in nb.cells[:2]:
         cell.metadata["tags"] = ["solution"]
     out = book.collapse_solutions(nb)
-    assert out.cells[0].source.startswith('<details class="dpnn-solution">') and "Because." in out.cells[0].source
-    assert "### Solution" not in out.cells[0].source and out.cells[0].source.endswith("</details>")
-    assert out.cells[1].metadata["tags"] == ["solution", "hide-cell"] and "tags" not in out.cells[2].metadata
-    assert nb.cells[0].source.startswith("### Solution"), "the notebook itself is not changed"
+    assert (
+        out.cells[0].source.startswith('<details class="dpnn-solution">')
+        and "Because." in out.cells[0].source
+    )
+    assert "### Solution" not in out.cells[0].source and out.cells[0].source.endswith(
+        "</details>"
+    )
+    assert (
+        out.cells[1].metadata["tags"] == ["solution", "hide-cell"]
+        and "tags" not in out.cells[2].metadata
+    )
+    assert nb.cells[0].source.startswith("### Solution"), (
+        "the notebook itself is not changed"
+    )
 
 
 def test_every_chapter_offers_its_notebook_for_download(site):
@@ -223,14 +290,20 @@ def test_every_chapter_offers_its_notebook_for_download(site):
     from dpnn.run import notebook_paths, repository_root
 
     for path in notebook_paths(repository_root()):
-        links = [h for h in _parse(site / "notebooks" / f"{path.stem}.html").hrefs
-                 if h.endswith(".ipynb") and "_sources" in h]
+        links = [
+            h
+            for h in _parse(site / "notebooks" / f"{path.stem}.html").hrefs
+            if h.endswith(".ipynb") and "_sources" in h
+        ]
         assert links == [f"../_sources/notebooks/{path.name}"], (path.stem, links)
-        assert (site / "_sources" / "notebooks" / path.name).read_bytes() == path.read_bytes()
+        assert (
+            site / "_sources" / "notebooks" / path.name
+        ).read_bytes() == path.read_bytes()
 
 
 def test_the_references_give_each_work_an_address_and_the_chapters_link_to_them(site):
-    # Old book: 5 entries, the SimRand post "n.d." without author or address, no chapter links.
+    # Old book: 5 entries, the SimRand post "n.d." without author or address, no chapter
+    # links.
     import re as regex
 
     references = (site / "references.html").read_text()
@@ -238,17 +311,34 @@ def test_the_references_give_each_work_an_address_and_the_chapters_link_to_them(
     keys = regex.findall(r"^@\w+\{(\w+),", bib, regex.M)
     assert len(keys) >= 30
     for key in keys:
-        entry = regex.search(rf'id="cite-{key}"(.*?)</(div|dd|li)>', references, regex.S)
+        entry = regex.search(
+            rf'id="cite-{key}"(.*?)</(div|dd|li)>', references, regex.S
+        )
         assert entry, f"{key} is not on the references page"
-        assert regex.search(r'href="https://(doi\.org/|[^"]+)"', entry.group(1)), \
+        assert regex.search(r'href="https://(doi\.org/|[^"]+)"', entry.group(1)), (
             f"{key} has no DOI or address"
-    simrand = regex.search(r'id="cite-simrand"(.*?)</(div|dd|li)>', references, regex.S).group(1)
-    assert "IT Minds" in simrand and "dev.to/itminds" in simrand and "n.d." not in simrand
+        )
+    simrand = regex.search(
+        r'id="cite-simrand"(.*?)</(div|dd|li)>', references, regex.S
+    ).group(1)
+    assert (
+        "IT Minds" in simrand and "dev.to/itminds" in simrand and "n.d." not in simrand
+    )
     linked = set()
     for page in (site / "notebooks").glob("*.html"):
-        linked |= set(regex.findall(r'href="\.\./references\.html#cite-(\w+)"', page.read_text()))
-    assert {"dwork2014", "andres2013", "kairouz2015", "charikar2002", "balle2018gaussian",
-            "dong2020", "gursoy2017", "liang2023"} <= linked
+        linked |= set(
+            regex.findall(r'href="\.\./references\.html#cite-(\w+)"', page.read_text())
+        )
+    assert {
+        "dwork2014",
+        "andres2013",
+        "kairouz2015",
+        "charikar2002",
+        "balle2018gaussian",
+        "dong2020",
+        "gursoy2017",
+        "liang2023",
+    } <= linked
     assert linked <= set(keys)
 
 
@@ -258,8 +348,11 @@ def _search(browser, url: str) -> dict:
     page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.goto(url)
-    page.wait_for_function("() => document.querySelectorAll('#search-results li').length > 0 "
-                           "&& !document.querySelector('#search-results .spinner')", timeout=30_000)
+    page.wait_for_function(
+        "() => document.querySelectorAll('#search-results li').length > 0 "
+        "&& !document.querySelector('#search-results .spinner')",
+        timeout=30_000,
+    )
     page.wait_for_timeout(1500)  # snippets arrive after the titles
     found = page.evaluate("""() => ({
         results: document.querySelectorAll('#search-results li').length,
@@ -268,23 +361,35 @@ def _search(browser, url: str) -> dict:
     return {**found, "problems": problems}
 
 
-def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(site, browser):
+def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(
+    site, browser
+):
     # Old book: from disk, one CORS "Failed to fetch" console error per result.
     query = "search.html?q=geo-indistinguishability"
-    from_disk = _search(browser, (site / "search.html").as_uri() + query[len("search.html"):])
+    from_disk = _search(
+        browser, (site / "search.html").as_uri() + query[len("search.html") :]
+    )
     assert from_disk["results"] >= 3 and not from_disk["problems"], from_disk
     import threading
 
-    with book.make_server(site, 0) as server:  # what make book-serve runs, on a free port
+    # what make book-serve runs, on a free port
+    with book.make_server(site, 0) as server:
         assert server.server_address[0] == "127.0.0.1"
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        served = _search(browser, f"http://127.0.0.1:{server.server_address[1]}/{query}")
+        served = _search(
+            browser, f"http://127.0.0.1:{server.server_address[1]}/{query}"
+        )
         server.shutdown()
-    assert served["results"] >= 3 and served["snippets"] >= 3 and not served["problems"], served
+    assert (
+        served["results"] >= 3 and served["snippets"] >= 3 and not served["problems"]
+    ), served
 
 
-def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(site, browser):
-    # Old book: `# NBVAL_CHECK_OUTPUT` markers and long assert cells shown in every chapter.
+def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(
+    site, browser
+):
+    # Old book: `# NBVAL_CHECK_OUTPUT` markers and long assert cells shown in every
+    # chapter.
     import nbformat
 
     assert book._is_assert_cell("# c\nassert x\nassert y\nprint(z)")
@@ -292,7 +397,9 @@ def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(si
     # formatted to 88 columns, an assertion takes several lines; statements are counted
     assert book._is_assert_cell('assert np.all(\n    a == b\n), (\n    "why"\n)\nz = 1')
     assert book._is_assert_cell("for d in (1, 2):\n    part = t[d]\n    assert part.ok")
-    stored = nbformat.read(book.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4)
+    stored = nbformat.read(
+        book.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4
+    )
     collapsed = book.collapse_checks(stored)
     assert any("hide-input" in c.metadata.get("tags", []) for c in collapsed.cells)
     assert not any("hide-input" in c.metadata.get("tags", []) for c in stored.cells)
@@ -300,16 +407,18 @@ def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(si
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto((site / "notebooks" / f"{name}.html").as_uri())
         shown = page.evaluate("""() => [...document.querySelectorAll('pre')]
-            .filter(p => p.checkVisibility() && (p.innerText.includes('NBVAL_CHECK_OUTPUT')
-                     || /^\\s*assert /m.test(p.innerText) && p.closest('.cell_input')))
+            .filter(p => p.checkVisibility()
+                     && (p.innerText.includes('NBVAL_CHECK_OUTPUT')
+                         || /^\\s*assert /m.test(p.innerText)
+                            && p.closest('.cell_input')))
             .map(p => p.innerText.slice(0, 60))""")
         page.close()
         assert not shown, (name, shown)
 
 
 def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
-    """Each "Name et al." and "A and B (year)" in a notebook's text is a key of the book's
-    citation table, whose entries are all in references.bib."""
+    """Each "Name et al." and "A and B (year)" in a notebook's text is a key of the
+    book's citation table, whose entries are all in references.bib."""
     import importlib.util
     import re as regex
 
@@ -318,15 +427,22 @@ def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
     from dpnn.run import notebook_paths
 
     root = book.repository_root()
-    spec = importlib.util.spec_from_file_location("book_conf", root / "book" / "conf.py")
+    spec = importlib.util.spec_from_file_location(
+        "book_conf", root / "book" / "conf.py"
+    )
     conf = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(conf)
-    keys = set(regex.findall(r"^@\w+\{(\w+),", (root / "book" / "references.bib").read_text(),
-                             regex.M))
+    keys = set(
+        regex.findall(
+            r"^@\w+\{(\w+),", (root / "book" / "references.bib").read_text(), regex.M
+        )
+    )
     assert set(conf.CITATIONS.values()) <= keys
     name = r"[A-Z][a-zà-ÿ]+"
-    cited = regex.compile(rf"\b{name}(?:(?:, | and |–){name})* et al\.|"
-                          rf"\b{name}(?:, {name})* and {name}(?= \(?(?:[A-Z]+ )?(?:19|20)\d\d)")
+    cited = regex.compile(
+        rf"\b{name}(?:(?:, | and |–){name})* et al\.|"
+        rf"\b{name}(?:, {name})* and {name}(?= \(?(?:[A-Z]+ )?(?:19|20)\d\d)"
+    )
     missing = {}
     for path in notebook_paths(root):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -392,8 +508,16 @@ def _chapter_pages():
     return [p.stem for p in notebook_paths(repository_root())]
 
 
-@pytest.mark.parametrize("name", ["index", "references", "seminar", "ledger",
-                                  *(f"notebooks/{s}" for s in _chapter_pages())])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "index",
+        "references",
+        "seminar",
+        "ledger",
+        *(f"notebooks/{s}" for s in _chapter_pages()),
+    ],
+)
 def test_nothing_sticks_out_of_the_column_at_1366_px(site, browser, name):
     # Before: 208 of 271 code cells scrolled sideways; 7 tables were too wide.
     found = overflow(browser, site / f"{name}.html")
@@ -407,15 +531,20 @@ def test_the_overflow_check_catches_wide_code_and_a_wide_table(site, browser, tm
     # fits.
     chapter = (site / "notebooks" / "01_dp_primer.html").read_text(encoding="utf-8")
     cell = '<div class="cell"><div class="cell_input"><pre>{}</pre></div></div>'
-    wide = (cell.format('x = "' + "a" * 115 + '"')
-            + cell.format('y = "' + "b" * 83 + '"')
-            + "<table><tr>" + "<td>column</td>" * 40 + "</tr></table>"
-            + '<div style="overflow-x: auto"><table><thead><tr>'
-            + '<th style="position: sticky; left: 0">a header</th>' * 40
-            + "</tr></thead></table></div>")
+    wide = (
+        cell.format('x = "' + "a" * 115 + '"')
+        + cell.format('y = "' + "b" * 83 + '"')
+        + "<table><tr>"
+        + "<td>column</td>" * 40
+        + "</tr></table>"
+        + '<div style="overflow-x: auto"><table><thead><tr>'
+        + '<th style="position: sticky; left: 0">a header</th>' * 40
+        + "</tr></thead></table></div>"
+    )
     page = site / "notebooks" / "_overflow_control.html"
-    page.write_text(chapter.replace('<section id="', wide + '<section id="', 1),
-                    encoding="utf-8")
+    page.write_text(
+        chapter.replace('<section id="', wide + '<section id="', 1), encoding="utf-8"
+    )
     try:
         found = overflow(browser, page)
     finally:

@@ -1,4 +1,5 @@
-"""Tests of the parallel, cached, resumable experiment loops (dpnn.cases.run_cases) and of dpnn.progress.
+"""Tests of the parallel, cached, resumable experiment loops (dpnn.cases.run_cases) and
+of dpnn.progress.
 
 The promises: the tables of notebook 11's experiments do not depend on the number of
 processes; a cached case is read back instead of recomputed, unless the library's code
@@ -16,15 +17,22 @@ from dpnn import cases, cgp, experiments, progress
 
 @pytest.fixture(scope="module")
 def paths():
-    return cgp.taxi_trajectories(3, np.random.default_rng(0), min_length=300, max_length=400)
+    return cgp.taxi_trajectories(
+        3, np.random.default_rng(0), min_length=300, max_length=400
+    )
 
 
-@pytest.mark.parametrize("experiment, settings", [
-    (cgp.identity_experiment, [(5e-4, 200), (5e-6, 100)]),
-    (cgp.knn_experiment, [(5e-4, 2, 200), (5e-6, 4, 100)]),
-    (cgp.hull_experiment, [(5e-4, 200)]),
-])
-def test_cgp_experiments_are_the_same_for_any_number_of_processes(paths, experiment, settings):
+@pytest.mark.parametrize(
+    "experiment, settings",
+    [
+        (cgp.identity_experiment, [(5e-4, 200), (5e-6, 100)]),
+        (cgp.knn_experiment, [(5e-4, 2, 200), (5e-6, 4, 100)]),
+        (cgp.hull_experiment, [(5e-4, 200)]),
+    ],
+)
+def test_cgp_experiments_are_the_same_for_any_number_of_processes(
+    paths, experiment, settings
+):
     one = experiment(paths, settings, 2, np.random.default_rng(9), n_jobs=1)
     two = experiment(paths, settings, 2, np.random.default_rng(9), n_jobs=2)
     pd.testing.assert_frame_equal(one, two)
@@ -33,18 +41,25 @@ def test_cgp_experiments_are_the_same_for_any_number_of_processes(paths, experim
 
 
 def _logged_square(value, log):
-    """value ** 2, appending a line to ``log`` each time it is computed (a module-level case function)."""
+    """value ** 2, appending a line to ``log`` each time it is computed (a module-level
+    case function)."""
     with open(log, "a") as handle:
         handle.write(f"{value}\n")
     return value**2
 
 
-def test_run_cases_reads_finished_cases_back_and_recomputes_after_a_code_change(tmp_path, monkeypatch):
+def test_run_cases_reads_finished_cases_back_and_recomputes_after_a_code_change(
+    tmp_path, monkeypatch
+):
     log = tmp_path / "computed.txt"
     cache = tmp_path / "cache"
-    assert experiments.run_cases(_logged_square, [(2, log), (3, log)], cache_dir=cache) == [4, 9]
+    assert experiments.run_cases(
+        _logged_square, [(2, log), (3, log)], cache_dir=cache
+    ) == [4, 9]
     # an interrupted run repeated with one more case: only the new case is computed
-    assert experiments.run_cases(_logged_square, [(2, log), (3, log), (4, log)], cache_dir=cache) == [4, 9, 16]
+    assert experiments.run_cases(
+        _logged_square, [(2, log), (3, log), (4, log)], cache_dir=cache
+    ) == [4, 9, 16]
     assert log.read_text().split() == ["2", "3", "4"]
     # other library code: nothing computed before is read back
     monkeypatch.setattr(cases, "code_version", lambda: "another version")
@@ -66,7 +81,8 @@ def test_run_cases_rejects_a_bad_number_of_processes():
 def test_progress_writes_a_bar_only_where_the_runner_asks(tmp_path, monkeypatch):
     items = [1, 2, 3]
     monkeypatch.delenv(progress.PROGRESS_FILE, raising=False)
-    assert progress.progress(items, total=3, desc="x") is items  # no bar, nothing printed
+    # no bar, nothing printed
+    assert progress.progress(items, total=3, desc="x") is items
     bar_file = tmp_path / "progress.txt"
     monkeypatch.setenv(progress.PROGRESS_FILE, str(bar_file))
     assert list(progress.progress(items, total=3, desc="sweep")) == items
@@ -80,17 +96,32 @@ def _noisy_sum(values, rng, scale=1.0):
     return float(np.sum(values) + rng.normal(0, scale))
 
 
-def test_resumable_call_returns_the_same_result_and_leaves_the_generator_where_the_call_would(tmp_path):
+def test_resumable_call_gives_the_same_result_and_leaves_the_generator_as_the_call(
+    tmp_path,
+):
     plain_rng, first_rng, second_rng = (np.random.default_rng(5) for _ in range(3))
-    expected = [_noisy_sum([1, 2], plain_rng), _noisy_sum([3], plain_rng, scale=2.0), plain_rng.random()]
+    expected = [
+        _noisy_sum([1, 2], plain_rng),
+        _noisy_sum([3], plain_rng, scale=2.0),
+        plain_rng.random(),
+    ]
     study = experiments.resumable(_noisy_sum, tmp_path)
-    computed = [study([1, 2], first_rng), study([3], first_rng, scale=2.0), first_rng.random()]
+    computed = [
+        study([1, 2], first_rng),
+        study([3], first_rng, scale=2.0),
+        first_rng.random(),
+    ]
     assert computed == expected
     files = sorted((tmp_path / "resumable").glob("*.pkl"))
     assert len(files) == 2
-    # a second run reads both calls back (the files are not rewritten) and ends in the same state
+    # a second run reads both calls back (the files are not rewritten) and ends in the
+    # same state
     stamps = [f.stat().st_mtime_ns for f in files]
-    replayed = [study([1, 2], second_rng), study([3], second_rng, scale=2.0), second_rng.random()]
+    replayed = [
+        study([1, 2], second_rng),
+        study([3], second_rng, scale=2.0),
+        second_rng.random(),
+    ]
     assert replayed == expected and [f.stat().st_mtime_ns for f in files] == stamps
     # other arguments or another generator state: computed afresh
     assert study([1, 2], np.random.default_rng(6)) != expected[0]
@@ -109,8 +140,12 @@ def test_classification_studies_are_the_same_for_any_number_of_processes():
     calls = [
         lambda g, n: cls.rn_study(points, labels, 2, [1.0], [10], 3, 2, g, n_jobs=n),
         lambda g, n: cls.conversion_study(points, [1.0], 5, 10, 3, 1, g, n_jobs=n),
-        lambda g, n: cls.knn_study(points, labels, 2, [1.0], [3], 10, 3, 1, g, n_jobs=n),
-        lambda g, n: cls.other_classifiers_study(points, labels, 2, [1.0], 3, 10, 3, 1, g, n_jobs=n),
+        lambda g, n: cls.knn_study(
+            points, labels, 2, [1.0], [3], 10, 3, 1, g, n_jobs=n
+        ),
+        lambda g, n: cls.other_classifiers_study(
+            points, labels, 2, [1.0], 3, 10, 3, 1, g, n_jobs=n
+        ),
     ]
     for call in calls:
         one = call(np.random.default_rng(8), 1)
@@ -119,8 +154,11 @@ def test_classification_studies_are_the_same_for_any_number_of_processes():
         assert sorted(one.fold.unique()) == [0, 1, 2]
 
 
-def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(paths, tmp_path, monkeypatch):
-    """Notebook 11's and 09's studies under DPNN_DASK_SCHEDULER give the local run's tables."""
+def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(
+    paths, tmp_path, monkeypatch
+):
+    """Notebook 11's and 09's studies under DPNN_DASK_SCHEDULER give the local run's
+    tables."""
     distributed = pytest.importorskip("distributed")
     from dpnn import classification as cls
 
@@ -134,18 +172,25 @@ def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(paths, tmp_path, m
     ]
     monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
     local = [study(np.random.default_rng(8)) for study in studies]
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
+    ) as cluster:
         monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
         submitted = []
-        monkeypatch.setattr(cases, "_run_on_dask",
-                            lambda *a, on_dask=cases._run_on_dask: submitted.append(a) or on_dask(*a))
+        monkeypatch.setattr(
+            cases,
+            "_run_on_dask",
+            lambda *a, on_dask=cases._run_on_dask: submitted.append(a) or on_dask(*a),
+        )
         remote = [study(np.random.default_rng(8)) for study in studies]
-        assert len(submitted) == len(studies), "with DPNN_DASK_SCHEDULER set, the cases go to Dask"
+        assert len(submitted) == len(studies), (
+            "with DPNN_DASK_SCHEDULER set, the cases go to Dask"
+        )
         with distributed.Client(cluster) as client:
             log = tmp_path / "log"
-            squares = cases.run_cases(_logged_square, [(2, log), (3, log)], backend="dask",
-                                      scheduler=client)
+            squares = cases.run_cases(
+                _logged_square, [(2, log), (3, log)], backend="dask", scheduler=client
+            )
             assert client.status == "running"  # a client we were given is left open
     assert squares == [4, 9]
     assert any(tmp_path.rglob("*.pkl")), "the workers write the cache"

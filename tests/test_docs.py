@@ -1,4 +1,5 @@
-"""The repository's documents: markdown tables that GitHub and nbconvert render whole, the licence, the citation."""
+"""The repository's documents: markdown tables that GitHub and nbconvert render whole,
+the licence, the citation."""
 
 import contextlib
 import io
@@ -30,7 +31,8 @@ def table_blocks(text):
 
 
 def cells(line):
-    """GitHub's cell split: every unescaped '|' separates cells, also inside `code` spans."""
+    """GitHub's cell split: every unescaped '|' separates cells, also inside `code`
+    spans."""
     return len(re.findall(r"(?<!\\)\|", line)) - 1
 
 
@@ -40,12 +42,19 @@ def test_every_markdown_table_has_a_header_and_rows_of_its_width(name):
     blocks = table_blocks(text)
     assert blocks, f"{name} has no table"
     for block in blocks:
-        (first, header), (_, delimiter) = block[0], block[1] if len(block) > 1 else (0, "")
+        (first, header), (_, delimiter) = (
+            block[0],
+            block[1] if len(block) > 1 else (0, ""),
+        )
         assert re.fullmatch(r"\|( *:?-{3,}:? *\|)+", delimiter.strip()), (
-            f"{name}:{first}: a table needs a header and a |---| row (rows without one render as raw text)")
+            f"{name}:{first}: a table needs a header and a |---| row (rows without one "
+            "render as raw text)"
+        )
         width = cells(header)
         for number, line in block:
-            assert cells(line) == width, f"{name}:{number}: {cells(line)} cells where the header has {width}"
+            assert cells(line) == width, (
+                f"{name}:{number}: {cells(line)} cells where the header has {width}"
+            )
 
 
 def test_the_table_checker_catches_an_unescaped_pipe_and_an_orphan_row():
@@ -61,48 +70,64 @@ def test_licence_and_citation_are_present_and_consistent():
     citation = yaml.safe_load((ROOT / "CITATION.cff").read_text())
     assert citation["cff-version"].startswith("1.2") and citation["license"] == "MIT"
     cited = " ".join(ref["title"] for ref in citation["references"])
-    for work in ("Differential Privacy for Nearest Neighbor Queries", "nearest neighbor classification",
-                 "Spatial Decompositions", "Concentrated Geo-Privacy", "Similarity Search"):
+    for work in (
+        "Differential Privacy for Nearest Neighbor Queries",
+        "nearest neighbor classification",
+        "Spatial Decompositions",
+        "Concentrated Geo-Privacy",
+        "Similarity Search",
+    ):
         assert work in cited, work
     assert "How to cite" in (ROOT / "README.md").read_text()
 
 
-# --- Reader-facing text: no maintainer history, commands that work as written -----------------
+# --- Reader-facing text: no maintainer history, commands that work as written ---------
 
 ISSUE_NUMBER = re.compile(r"\bissues?\s*#?\d+", re.IGNORECASE)
 
 
 def reader_texts() -> dict[str, str]:
-    """Every reader-facing text: README, docs, the book's sources, each notebook's markdown,
-    and the library's and benchmarks' sources (their docstrings are the reference)."""
+    """Every reader-facing text: README, docs, the book's sources, each notebook's
+    markdown, and the library's and benchmarks' sources (their docstrings are the
+    reference)."""
     import nbformat
 
-    texts = {name: (ROOT / name).read_text() for name in ["README.md", "docs/seminar.md",
-                                                           "docs/design.md", "data/README.md"]}
-    texts |= {f"book/{p.name}": p.read_text() for p in sorted((ROOT / "book").glob("*.md"))}
+    texts = {
+        name: (ROOT / name).read_text()
+        for name in ["README.md", "docs/seminar.md", "docs/design.md", "data/README.md"]
+    }
+    texts |= {
+        f"book/{p.name}": p.read_text() for p in sorted((ROOT / "book").glob("*.md"))
+    }
     for folder in ("lib/dpnn", "benchmarks"):
-        texts |= {str(p.relative_to(ROOT)): p.read_text()
-                  for p in sorted((ROOT / folder).rglob("*.py"))}
+        texts |= {
+            str(p.relative_to(ROOT)): p.read_text()
+            for p in sorted((ROOT / folder).rglob("*.py"))
+        }
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]*_*.ipynb")):
         nb = nbformat.read(path, as_version=4)
         texts[f"notebooks/{path.name}"] = "\n\n".join(
-            c.source for c in nb.cells if c.cell_type == "markdown")
+            c.source for c in nb.cells if c.cell_type == "markdown"
+        )
     return texts
 
 
 def test_no_issue_numbers_in_reader_facing_text():
-    # Old notebooks: "(issue 17 of this companion)" in 11, "when issue 22 gave each fold ..." in 09.
+    # Old notebooks: "(issue 17 of this companion)" in 11, "when issue 22 gave each fold
+    # ..." in 09.
     found = {name: ISSUE_NUMBER.findall(text) for name, text in reader_texts().items()}
     assert not {k: v for k, v in found.items() if v}
-    assert ISSUE_NUMBER.findall("as Issue #17 and issues 3 showed; an issue of scale") == \
-        ["Issue #17", "issues 3"]
+    assert ISSUE_NUMBER.findall(
+        "as Issue #17 and issues 3 showed; an issue of scale"
+    ) == ["Issue #17", "issues 3"]
 
 
 COMMAND = re.compile(r"^(?:\.venv/bin/python -m dpnn\.|python -m dpnn\.|make )")
 
 
 def documented_commands(text: str) -> list[tuple[str, str]]:
-    """(command, its paragraph) for every command in a code block or `code span` of ``text``."""
+    """(command, its paragraph) for every command in a code block or `code span` of
+    ``text``."""
     found = set()
     for paragraph in re.split(r"\n\s*\n", re.sub(r"```.*?```", "", text, flags=re.S)):
         for span in re.findall(r"`([^`\n]+)`", paragraph):
@@ -117,43 +142,63 @@ def documented_commands(text: str) -> list[tuple[str, str]]:
 
 
 def test_the_command_finder_reads_spans_and_blocks():
-    text = ("Run `.venv/bin/python -m dpnn.run 05` now.\n\n```bash\nmake run NB=05  # one\n```\n\n"
-            "In conda: `conda activate dpnn`, then `python -m dpnn.lab`.")
+    text = (
+        "Run `.venv/bin/python -m dpnn.run 05` "
+        "now.\n\n```bash\nmake run NB=05  # one\n```\n\n"
+        "In conda: `conda activate dpnn`, then `python -m dpnn.lab`."
+    )
     commands = [c for c, _ in documented_commands(text)]
-    assert commands == [".venv/bin/python -m dpnn.run 05", "make run NB=05", "python -m dpnn.lab"]
+    assert commands == [
+        ".venv/bin/python -m dpnn.run 05",
+        "make run NB=05",
+        "python -m dpnn.lab",
+    ]
 
 
 def _run_documented(command: str) -> subprocess.CompletedProcess:
-    """Run one documented command cheaply: the runner with --dry-run, make targets with -n."""
+    """Run one documented command cheaply: the runner with --dry-run, make targets with
+    -n."""
     words = shlex.split(command)
-    if words[:3] == [".venv/bin/python", "-m", "dpnn.run"]:  # in this process: no start-up
+    # in this process: no start-up
+    if words[:3] == [".venv/bin/python", "-m", "dpnn.run"]:
         from dpnn import run
 
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = run.main(words[3:] + ([] if "--install-kernel" in words else ["--dry-run"]))
+            code = run.main(
+                words[3:] + ([] if "--install-kernel" in words else ["--dry-run"])
+            )
         return subprocess.CompletedProcess(words, code, out.getvalue(), err.getvalue())
     if words[0] == ".venv/bin/python":
         line = [sys.executable, "-m", words[2], "--help"]
     elif words[:2] == ["make", "run"]:
         settings = dict(w.split("=", 1) for w in words[2:])
         settings["ARGS"] = settings.get("ARGS", "") + " --dry-run"
-        line = ["make", "-s", "-o", ".venv/.installed", "run", f"PY={sys.executable}",
-                *[f"{k}={v}" for k, v in settings.items()]]
+        line = [
+            "make",
+            "-s",
+            "-o",
+            ".venv/.installed",
+            "run",
+            f"PY={sys.executable}",
+            *[f"{k}={v}" for k, v in settings.items()],
+        ]
     else:  # another make target: it must exist (make -n prints, runs nothing)
         line = ["make", "-n", "-o", ".venv/.installed", *words[1:]]
     return subprocess.run(line, cwd=ROOT, capture_output=True, text=True, timeout=120)
 
 
 def test_every_documented_command_works_as_written():
-    # Old docs: bare `python -m dpnn.run` (no module 'dpnn' without an activated venv) and `... NN`
-    # forms the runner refused (`unknown notebook(s) ['05']`).
+    # Old docs: bare `python -m dpnn.run` (no module 'dpnn' without an activated venv)
+    # and `... NN` forms the runner refused (`unknown notebook(s) ['05']`).
     problems, ran = [], 0
     for name, text in reader_texts().items():
         for command, paragraph in documented_commands(text):
             if command.startswith("python -m") and "conda activate" not in paragraph:
-                problems.append(f"{name}: `{command}` needs an activated environment; "
-                                f"write .venv/bin/python")
+                problems.append(
+                    f"{name}: `{command}` needs an activated environment; "
+                    f"write .venv/bin/python"
+                )
                 continue
             if command.startswith("python -m"):
                 continue  # the form for an activated conda environment
@@ -163,7 +208,9 @@ def test_every_documented_command_works_as_written():
             result = _run_documented(command)
             ran += 1
             if result.returncode:
-                problems.append(f"{name}: `{command}` failed: {result.stderr.strip()[-300:]}")
+                problems.append(
+                    f"{name}: `{command}` failed: {result.stderr.strip()[-300:]}"
+                )
     assert not problems, problems
     assert ran >= 10
 
@@ -176,11 +223,15 @@ def test_the_seminar_guide_lists_every_exercise_with_its_title_and_kind():
         for cell in nbformat.read(path, as_version=4).cells:
             if cell.cell_type == "markdown" and cell.source.startswith("## Exercise "):
                 first = cell.source.splitlines()[0]
-                number, title, kind = re.fullmatch(r"## Exercise (\d\d\.\d): (.*) \(([^()]*)\)",
-                                                   first).groups()
+                number, title, kind = re.fullmatch(
+                    r"## Exercise (\d\d\.\d): (.*) \(([^()]*)\)", first
+                ).groups()
                 headings.append((number, title, kind))
     guide = (ROOT / "docs" / "seminar.md").read_text()
-    listed = [tuple(c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:4])
-              for line in guide.splitlines() if re.match(r"\| \d\d\.\d \|", line)]
+    listed = [
+        tuple(c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:4])
+        for line in guide.splitlines()
+        if re.match(r"\| \d\d\.\d \|", line)
+    ]
     assert listed == headings
     assert len(headings) >= 45

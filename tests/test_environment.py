@@ -30,25 +30,34 @@ def test_environment_yml_pins_match_constraints():
 
 
 def test_only_the_official_diffprivlib_is_pinned_and_installed():
-    """IBM's own diffprivlib, never the unofficial ``diffprivlib-fix`` re-upload (another publisher,
-    no licence file, metadata claiming IBM's authorship)."""
+    """IBM's own diffprivlib, never the unofficial ``diffprivlib-fix`` re-upload
+    (another publisher, no licence file, metadata claiming IBM's authorship)."""
     import importlib.metadata as metadata
 
     import pytest
 
-    names = {line.split("==")[0].strip().lower() for line in (ROOT / "constraints.txt").read_text().splitlines()
-             if "==" in line and not line.startswith("#")}
+    names = {
+        line.split("==")[0].strip().lower()
+        for line in (ROOT / "constraints.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    }
     assert "diffprivlib" in names and "diffprivlib-fix" not in names
-    for text in ((ROOT / "pyproject.toml").read_text(), (ROOT / "environment.yml").read_text()):
+    for text in (
+        (ROOT / "pyproject.toml").read_text(),
+        (ROOT / "environment.yml").read_text(),
+    ):
         assert "diffprivlib-fix" not in text
     with pytest.raises(metadata.PackageNotFoundError):
         metadata.distribution("diffprivlib-fix")
     official = metadata.distribution("diffprivlib")
-    assert "ibm.com" in official.metadata["Author-email"] and official.version == "0.6.6"
+    assert (
+        "ibm.com" in official.metadata["Author-email"] and official.version == "0.6.6"
+    )
 
 
 def test_python_3_11_to_3_13_are_supported_and_ci_runs_3_13():
-    """pyproject, environment.yml and CI agree: 3.11, 3.12 and 3.13 (make picks 3.11 first)."""
+    """pyproject, environment.yml and CI agree: 3.11, 3.12 and 3.13 (make picks 3.11
+    first)."""
     import re
     import tomllib
 

@@ -1,8 +1,8 @@
 """The fast paths of the experiment hot spots give exactly what the plain code gave.
 
 Each fast path keeps its reference (the code before the change) as a private function;
-these tests compare the two with ``==`` (same floats, same indices), not with a tolerance,
-on inputs including the degenerate ones, and on the sizes the notebooks use.
+these tests compare the two with ``==`` (same floats, same indices), not with a
+tolerance, on inputs including the degenerate ones, and on the sizes the notebooks use.
 """
 
 import numpy as np
@@ -11,29 +11,60 @@ import pytest
 from dpnn import cgp
 
 
-# --- hull_jaccard: shapely sees only the points on or near each hull ------------------------------
+# --- hull_jaccard: shapely sees only the points on or near each hull ------------------
+
 
 def _hull_inputs():
     rng = np.random.default_rng(22)
     path = cgp.taxi_trajectories(1, rng, min_length=20000, max_length=20000)[0]
-    grid = np.stack(np.meshgrid(np.arange(30.0), np.arange(30.0)), -1).reshape(-1, 2)  # many collinear hull points
-    circle = np.column_stack([np.cos(np.arange(500) * 0.7), np.sin(np.arange(500) * 0.7)])  # every point a vertex
+    # many collinear hull points
+    grid = np.stack(np.meshgrid(np.arange(30.0), np.arange(30.0)), -1).reshape(-1, 2)
+    # every point a vertex
+    circle = np.column_stack(
+        [np.cos(np.arange(500) * 0.7), np.sin(np.arange(500) * 0.7)]
+    )
     yield "trajectory vs CGP Basic", path, cgp.cgp_basic(path, 5e-4, rng)
     yield "trajectory vs GP Basic", path, cgp.gp_basic(path, 0.01, rng)
-    yield "trajectory vs few points", path, path[rng.choice(len(path), 40, replace=False)] + 100
-    yield "Mercator-sized coordinates", path + [-1.36e7, 4.5e6], rng.normal([-1.36e7, 4.5e6], 3e3, (300, 2))
+    yield (
+        "trajectory vs few points",
+        path,
+        path[rng.choice(len(path), 40, replace=False)] + 100,
+    )
+    yield (
+        "Mercator-sized coordinates",
+        path + [-1.36e7, 4.5e6],
+        rng.normal([-1.36e7, 4.5e6], 3e3, (300, 2)),
+    )
     yield "grid", grid, grid[::7] + 0.5
     yield "grid with duplicates", np.concatenate([grid, grid]), grid + [3, 0]
     yield "points on a circle", circle, 0.999 * circle[::-1]
-    yield "nearly collinear", np.column_stack([np.arange(100.0), 1e-12 * rng.random(100)]), grid
-    yield "small sets", np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]]), rng.normal(0, 1, (15, 2))
-    yield "collinear (qhull fails)", np.column_stack([np.arange(50.0), np.arange(50.0)]), grid
+    yield (
+        "nearly collinear",
+        np.column_stack([np.arange(100.0), 1e-12 * rng.random(100)]),
+        grid,
+    )
+    yield (
+        "small sets",
+        np.array([[0.0, 0.0], [2.0, 0.0], [0.0, 2.0]]),
+        rng.normal(0, 1, (15, 2)),
+    )
+    yield (
+        "collinear (qhull fails)",
+        np.column_stack([np.arange(50.0), np.arange(50.0)]),
+        grid,
+    )
 
 
-@pytest.mark.parametrize("name, points, released", list(_hull_inputs()), ids=[c[0] for c in _hull_inputs()])
+@pytest.mark.parametrize(
+    "name, points, released", list(_hull_inputs()), ids=[c[0] for c in _hull_inputs()]
+)
 def test_hull_jaccard_equals_shapely_on_all_points(name, points, released):
-    assert cgp.hull_jaccard(points, released) == cgp.hull._hull_jaccard_all_points(points, released)
-    assert cgp.hull_jaccard(released, points) == cgp.hull._hull_jaccard_all_points(released, points)
+    assert cgp.hull_jaccard(points, released) == cgp.hull._hull_jaccard_all_points(
+        points, released
+    )
+    assert cgp.hull_jaccard(released, points) == cgp.hull._hull_jaccard_all_points(
+        released, points
+    )
 
 
 def test_hull_candidates_keep_every_hull_vertex_and_drop_the_interior():
@@ -54,20 +85,30 @@ def test_hull_jaccard_zero_area_still_an_error():
         cgp.hull_jaccard(np.zeros((30, 2)), np.ones((30, 2)))
 
 
-# --- max_clique_size: bitset branch and bound instead of networkx's -------------------------------
+# --- max_clique_size: bitset branch and bound instead of networkx's -------------------
+
 
 def _overlap_graphs():
     from dpnn import classification as c, data
 
     rng = np.random.default_rng(9)
-    for name, sizes in (("digits", (50, 200, 400)), ("moons", (100, 400)), ("wine", (35,))):
+    for name, sizes in (
+        ("digits", (50, 200, 400)),
+        ("moons", (100, 400)),
+        ("wine", (35,)),
+    ):
         points, _ = data.classification_dataset(name)
-        train, test = points[: int(0.8 * len(points))], points[int(0.8 * len(points)):]
+        train, test = points[: int(0.8 * len(points))], points[int(0.8 * len(points)) :]
         radius = c.tuned_radius(train, test, 10)
         for n in sizes:
             chosen = test[rng.choice(len(test), min(n, len(test)), replace=False)]
             for scale in (0.5, 1.0, 2.0):
-                yield f"{name} |X|={len(chosen)} r*{scale}", c.region_overlap_graph(chosen, np.full(len(chosen), scale * radius))
+                yield (
+                    f"{name} |X|={len(chosen)} r*{scale}",
+                    c.region_overlap_graph(
+                        chosen, np.full(len(chosen), scale * radius)
+                    ),
+                )
 
 
 def test_overlap_components_equal_the_networkx_path_on_the_notebook_graphs():
@@ -76,8 +117,10 @@ def test_overlap_components_equal_the_networkx_path_on_the_notebook_graphs():
     from dpnn import classification as c
 
     for name, graph in _overlap_graphs():
-        expected = [(sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
-                    for nodes in nx.connected_components(graph)]
+        expected = [
+            (sorted(nodes), c.overlap._max_clique_size_networkx(graph.subgraph(nodes)))
+            for nodes in nx.connected_components(graph)
+        ]
         assert c.overlap_components(graph) == expected, name
         assert c.max_clique_size(graph) == max(size for _, size in expected), name
 
@@ -97,7 +140,8 @@ def test_max_clique_size_on_views_self_loops_and_odd_labels():
     assert c.max_clique_size(deep) == 1499
 
 
-# --- grid_mass in 2-D: all queries' disc-cell areas in one pass -----------------------------------
+# --- grid_mass in 2-D: all queries' disc-cell areas in one pass -----------------------
+
 
 @pytest.mark.parametrize("m", [1, 7, 64, 200])
 def test_disc_masses_equal_the_per_query_box_mass(m):
@@ -105,11 +149,20 @@ def test_disc_masses_equal_the_per_query_box_mass(m):
 
     rng = np.random.default_rng(m)
     density = np.maximum(rng.normal(1.0, 2.0, (m, m)), 0.0)
-    queries = np.concatenate([rng.random((100, 2)), [[0.0, 0.0], [1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]])
+    queries = np.concatenate(
+        [rng.random((100, 2)), [[0.0, 0.0], [1.0, 1.0], [0.5, 1.0], [1.0, 0.0]]]
+    )
     radii = np.concatenate([rng.uniform(0, 1.5, 100) ** 3, [1e-12, 2.0, 0.3, 1 / m]])
-    expected = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
-    np.testing.assert_array_equal(c.uniform_grid._disc_masses(density, m, queries, radii), expected)
-    np.testing.assert_array_equal(c.uniform_grid._disc_masses(density, m, queries, radii, cells=50), expected)  # many blocks
+    expected = np.array(
+        [c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)]
+    )
+    np.testing.assert_array_equal(
+        c.uniform_grid._disc_masses(density, m, queries, radii), expected
+    )
+    # many blocks
+    np.testing.assert_array_equal(
+        c.uniform_grid._disc_masses(density, m, queries, radii, cells=50), expected
+    )
 
 
 def test_noninteractive_conversion_on_moons_unchanged():
@@ -121,15 +174,29 @@ def test_noninteractive_conversion_on_moons_unchanged():
     density, m = grid.densities(), grid.m
     for gamma in (1e-3 * np.sqrt(2), 0.05):
         for k in (1, 30, 200):
-            radii = c.convert_noninteractive(grid, queries, k, gamma, np.random.default_rng(2))
-            masses = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, radii)])
+            radii = c.convert_noninteractive(
+                grid, queries, k, gamma, np.random.default_rng(2)
+            )
+            masses = np.array(
+                [
+                    c.uniform_grid._box_mass(density, m, q, r)
+                    for q, r in zip(queries, radii)
+                ]
+            )
             np.testing.assert_array_equal(c.grid_mass(grid, queries, radii), masses)
             below = radii - gamma / 2
-            reference = np.array([c.uniform_grid._box_mass(density, m, q, r) for q, r in zip(queries, below)])
+            reference = np.array(
+                [
+                    c.uniform_grid._box_mass(density, m, q, r)
+                    for q, r in zip(queries, below)
+                ]
+            )
             np.testing.assert_array_equal(c.grid_mass(grid, queries, below), reference)
 
 
-# --- k-NN label counts: a partition and the tied records by rank instead of a full lexsort ---------
+# --- k-NN label counts: a partition and the tied records by rank instead of a full
+# lexsort ---------
+
 
 @pytest.mark.parametrize("name", ["moons", "iris", "wine", "breast_cancer", "digits"])
 def test_knn_counts_equal_the_lexsort_path(name):
@@ -139,25 +206,33 @@ def test_knn_counts_equal_the_lexsort_path(name):
     n_labels = int(labels.max() + 1)
     train, queries = points[:-60], points[-60:]
     for k in (1, 5, 30, len(train) - 1, len(train), len(train) + 5):
-        np.testing.assert_array_equal(c.knn._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
-                                      c.knn._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels))
+        np.testing.assert_array_equal(
+            c.knn._knn_counts(points[:-60], labels[:-60], queries, k, n_labels),
+            c.knn._knn_counts_lexsort(train, labels[:-60], queries, k, n_labels),
+        )
 
 
 def test_knn_counts_break_many_ties_by_record_order():
     from dpnn import classification as c
 
     rng = np.random.default_rng(5)
-    points = rng.integers(0, 4, (400, 2)).astype(float)  # 16 locations: ties everywhere, duplicates too
+    # 16 locations: ties everywhere, duplicates too
+    points = rng.integers(0, 4, (400, 2)).astype(float)
     labels = rng.integers(0, 3, 400)
-    queries = np.concatenate([rng.integers(0, 4, (50, 2)).astype(float), rng.random((50, 2)) * 3])
+    queries = np.concatenate(
+        [rng.integers(0, 4, (50, 2)).astype(float), rng.random((50, 2)) * 3]
+    )
     for k in (1, 2, 7, 25, 26, 100, 399):
         for chunk in (1 << 22, 900):
-            np.testing.assert_array_equal(c.knn._knn_counts(points, labels, queries, k, 3, chunk=chunk),
-                                          c.knn._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk))
+            np.testing.assert_array_equal(
+                c.knn._knn_counts(points, labels, queries, k, 3, chunk=chunk),
+                c.knn._knn_counts_lexsort(points, labels, queries, k, 3, chunk=chunk),
+            )
     assert c.knn._knn_counts(points[:0], labels[:0], queries, 5, 3).sum() == 0
 
 
-# --- the one-call memo of exact counts -------------------------------------------------------------
+# --- the one-call memo of exact counts ------------------------------------------------
+
 
 def test_remembered_counts_are_the_computed_ones_and_not_shared():
     from dpnn import classification as c, data
@@ -165,51 +240,79 @@ def test_remembered_counts_are_the_computed_ones_and_not_shared():
     points, labels = data.classification_dataset("wine")
     queries, radii = points[:30], np.full(30, 0.4)
     first = c.rn._counts(points, labels, 3, queries, radii)
-    np.testing.assert_array_equal(first, c.rn._counts.__wrapped__(points, labels, 3, queries, radii))
+    np.testing.assert_array_equal(
+        first, c.rn._counts.__wrapped__(points, labels, 3, queries, radii)
+    )
     first[:] = -1  # the caller's copy, not the memory
     again = c.rn._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
-    np.testing.assert_array_equal(again, c.rn._counts.__wrapped__(points, labels, 3, queries, radii))
+    np.testing.assert_array_equal(
+        again, c.rn._counts.__wrapped__(points, labels, 3, queries, radii)
+    )
     moved = queries.copy()
     moved[0, 0] = np.nextafter(moved[0, 0], 2.0)  # one ulp: a different call
     assert c.inputs._same(moved, moved.copy()) and not c.inputs._same(moved, queries)
-    assert not c.inputs._same(np.array([0.0]), np.array([-0.0])) and not c.inputs._same(np.array([1]), np.array([1.0]))
-    np.testing.assert_array_equal(c.rn._counts(points, labels, 3, moved, radii),
-                                  c.rn._counts.__wrapped__(points, labels, 3, moved, radii))
-    np.testing.assert_array_equal(c.knn._knn_counts(points, labels, queries, 5, 3, chunk=100),
-                                  c.knn._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100))
+    assert not c.inputs._same(np.array([0.0]), np.array([-0.0])) and not c.inputs._same(
+        np.array([1]), np.array([1.0])
+    )
+    np.testing.assert_array_equal(
+        c.rn._counts(points, labels, 3, moved, radii),
+        c.rn._counts.__wrapped__(points, labels, 3, moved, radii),
+    )
+    np.testing.assert_array_equal(
+        c.knn._knn_counts(points, labels, queries, 5, 3, chunk=100),
+        c.knn._knn_counts_lexsort(points, labels, queries, 5, 3, chunk=100),
+    )
     components = c.overlap._batch_components(queries, radii)
     components[0][0].append(999)
-    assert c.overlap._batch_components(queries, radii) == c.overlap_components(c.region_overlap_graph(queries, radii))
+    assert c.overlap._batch_components(queries, radii) == c.overlap_components(
+        c.region_overlap_graph(queries, radii)
+    )
 
 
-@pytest.mark.parametrize("budget", [{"rho": 5e-8}, {"rho": 5e-4}, {"epsilon": 0.01}, {"epsilon": 1.0}])
+@pytest.mark.parametrize(
+    "budget", [{"rho": 5e-8}, {"rho": 5e-4}, {"epsilon": 0.01}, {"epsilon": 1.0}]
+)
 @pytest.mark.parametrize("split", [None, cgp.PCH_SCRIPTS_SPLIT])
 def test_pch_error_bound_in_arrays_equals_the_loop_over_k(budget, split):
-    # Remark 2's k: the array version of the bound against one pnn_bound / Basic bound per k, over
-    # radii from 1 m to 1000 km; the chosen k must be the same and the values equal up to rounding.
+    # Remark 2's k: the array version of the bound against one pnn_bound / Basic bound
+    # per k, over radii from 1 m to 1000 km; the chosen k must be the same and the
+    # values equal up to rounding.
     ks = np.arange(1, 1025)
     for radius in np.geomspace(1.0, 1e6, 40):
         for n in (1000, 20000):
             fast = cgp.pch_error_bound(ks, n, radius, 0.1, split=split, **budget)
-            loop = cgp.hull._pch_error_bound_loop(ks, n, radius, 0.1, split=split, **budget)
+            loop = cgp.hull._pch_error_bound_loop(
+                ks, n, radius, 0.1, split=split, **budget
+            )
             np.testing.assert_allclose(fast, loop, rtol=1e-13)
             assert np.argmin(fast) == np.argmin(loop)
-            assert cgp.choose_anchor_count(n, radius, 0.1, split=split, k_range=(1, 1024), **budget) == ks[np.argmin(loop)]
+            assert (
+                cgp.choose_anchor_count(
+                    n, radius, 0.1, split=split, k_range=(1, 1024), **budget
+                )
+                == ks[np.argmin(loop)]
+            )
 
 
 def test_nearest_distances_in_2d_equal_numpy_norm():
     rng = np.random.default_rng(8)
     points = rng.normal(0, 1e4, size=(5000, 2))
     query = rng.normal(0, 1e4, size=2)
-    np.testing.assert_array_equal(cgp.svt._nearest_distances(points, query), np.linalg.norm(points - query, axis=1))
+    np.testing.assert_array_equal(
+        cgp.svt._nearest_distances(points, query),
+        np.linalg.norm(points - query, axis=1),
+    )
     points3 = rng.normal(size=(50, 3))
-    np.testing.assert_array_equal(cgp.svt._nearest_distances(points3, points3[0]), np.linalg.norm(points3 - points3[0], axis=1))
+    np.testing.assert_array_equal(
+        cgp.svt._nearest_distances(points3, points3[0]),
+        np.linalg.norm(points3 - points3[0], axis=1),
+    )
 
 
 def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
-    # In high d a small budget gives a grid of one cell (m = 1); grid_mass then reads that cell's density
-    # for every sample inside the domain instead of computing cell indices. The general lookup, written
-    # out here, must give the same floats.
+    # In high d a small budget gives a grid of one cell (m = 1); grid_mass then reads
+    # that cell's density for every sample inside the domain instead of computing cell
+    # indices. The general lookup, written out here, must give the same floats.
     from dpnn import classification as c
 
     rng = np.random.default_rng(4)
@@ -223,16 +326,25 @@ def test_grid_mass_of_a_one_cell_grid_equals_the_general_cell_lookup():
     cells = np.minimum((np.clip(locations, 0, 1) * grid.m).astype(np.intp), grid.m - 1)
     flat = cells @ (grid.m ** np.arange(9, -1, -1, dtype=np.int64))
     volume = np.pi**5 / 120 * radii**10  # the unit ball in 10-D has volume pi^5 / 5!
-    general = volume * np.mean(np.where(inside, grid.densities().ravel()[flat], 0.0), axis=1)
-    np.testing.assert_allclose(c.grid_mass(grid, queries, radii, samples=samples), general, rtol=1e-13)
-    assert np.array_equal(c.grid_mass(grid, queries, radii, samples=samples) > 0, general > 0)
+    general = volume * np.mean(
+        np.where(inside, grid.densities().ravel()[flat], 0.0), axis=1
+    )
+    np.testing.assert_allclose(
+        c.grid_mass(grid, queries, radii, samples=samples), general, rtol=1e-13
+    )
+    assert np.array_equal(
+        c.grid_mass(grid, queries, radii, samples=samples) > 0, general > 0
+    )
 
 
-@pytest.mark.parametrize("dimension, n, scale", [(2, 60, 0.08), (2, 200, 0.02), (8, 100, 0.9), (64, 100, 2.0),
-                                                 (3, 40, 1e-6)])
+@pytest.mark.parametrize(
+    "dimension, n, scale",
+    [(2, 60, 0.08), (2, 200, 0.02), (8, 100, 0.9), (64, 100, 2.0), (3, 40, 1e-6)],
+)
 def test_batch_components_equal_the_networkx_graph_path(dimension, n, scale):
-    # Alg. 3's components and MCS from the edge array against overlap_components on networkx's graph:
-    # the same vertex lists in the same order and the same MCS, from sparse to almost complete graphs.
+    # Alg. 3's components and MCS from the edge array against overlap_components on
+    # networkx's graph: the same vertex lists in the same order and the same MCS, from
+    # sparse to almost complete graphs.
     from dpnn import classification as c
 
     rng = np.random.default_rng(dimension * 1000 + n)
@@ -245,9 +357,10 @@ def test_batch_components_equal_the_networkx_graph_path(dimension, n, scale):
 
 @pytest.mark.parametrize("name", ["digits", "breast_cancer", "wine"])
 def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
-    # grid_mass on a one-cell grid decides "sample inside" by the threshold radius of each sample
-    # (_sample_reach) and evaluates exactly near it; against evaluating every location, including radii
-    # exactly at a threshold and one unit in the last place on either side.
+    # grid_mass on a one-cell grid decides "sample inside" by the threshold radius of
+    # each sample (_sample_reach) and evaluates exactly near it; against evaluating
+    # every location, including radii exactly at a threshold and one unit in the last
+    # place on either side.
     from dpnn import classification as c, data
 
     points, _ = data.classification_dataset(name, seed=7)
@@ -255,24 +368,46 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     queries = points[rng.integers(0, len(points), 80)]
     grid = c.private_uniform_grid(points, 0.05, np.random.default_rng(1))
     assert grid.m == 1
-    samples = c.uniform_grid._ball_directions(points.shape[1], 256, np.random.default_rng(2))
+    samples = c.uniform_grid._ball_directions(
+        points.shape[1], 256, np.random.default_rng(2)
+    )
     reach = c.uniform_grid._sample_reach(queries, samples)
     picked = reach[np.arange(80), rng.integers(0, 256, 80)]
-    for radii in (np.linspace(0.01, 3.0, 80), picked, np.nextafter(picked, np.inf), np.nextafter(picked, 0)):
+    for radii in (
+        np.linspace(0.01, 3.0, 80),
+        picked,
+        np.nextafter(picked, np.inf),
+        np.nextafter(picked, 0),
+    ):
         radii = np.minimum(radii, 5.0)
         fast = c.grid_mass(grid, queries, radii, samples=samples, reach=reach)
         every = c.grid_mass(grid, queries, radii, samples=samples)
         np.testing.assert_array_equal(fast, every)
     # and the whole conversion, which uses it
     k = 10
-    converted = c.convert_noninteractive(grid, queries, k, 1e-3, np.random.default_rng(3))
+    converted = c.convert_noninteractive(
+        grid, queries, k, 1e-3, np.random.default_rng(3)
+    )
     assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))
 
 
-# --- DP-TT: per-tree columns, turns on columns, output per query, a leaf-neighbour table ----------
+# --- DP-TT: per-tree columns, turns on columns, output per query, a leaf-neighbour
+# table ----------
 
-DPTT_VARIANTS = ["basic", "P1", "P3", "E1", "E4", "GS", "N1", "N5", "GS-N1", "GS-N5",
-                 "E3-N4", "P2-N3"]
+DPTT_VARIANTS = [
+    "basic",
+    "P1",
+    "P3",
+    "E1",
+    "E4",
+    "GS",
+    "N1",
+    "N5",
+    "GS-N1",
+    "GS-N5",
+    "E3-N4",
+    "P2-N3",
+]
 
 
 def _variant(name):
@@ -285,7 +420,8 @@ def _variant(name):
 
 
 def _dptt_trees():
-    """Trees of the sizes and shapes the traversal meets, ties and duplicates included."""
+    """Trees of the sizes and shapes the traversal meets, ties and duplicates
+    included."""
     from dpnn.trees import build_tree
 
     rng = np.random.default_rng(31)
@@ -306,13 +442,16 @@ def _assert_same_result(new, old):
         expected, got = getattr(old, field), getattr(new, field)
         assert got.dtype == expected.dtype, field
         np.testing.assert_array_equal(got, expected, err_msg=field)
-    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(None, "basic")
+    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(
+        None, "basic"
+    )
 
 
 @pytest.mark.parametrize("utility", ["cmp", "dis"])
 @pytest.mark.parametrize("name", DPTT_VARIANTS)
 def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
-    """Every variant, both utilities, 1-3 dimensions, three seeds, scalar and per-level budgets."""
+    """Every variant, both utilities, 1-3 dimensions, three seeds, scalar and per-level
+    budgets."""
     from dpnn.traversal import dptt
     from dpnn.traversal.reference import _dptt_previous
 
@@ -323,20 +462,32 @@ def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
             continue
         rng = np.random.default_rng(7)
         span = np.ptp(tree.points, axis=0) + 1
-        queries = tree.points.min(axis=0) - span / 4 + 1.5 * span * rng.random((150, tree.dimension))
-        queries[:20] = tree.points[rng.integers(0, len(tree.points), 20)]  # on data points: ties
-        schedules = [0.7, 1e-3, 40.0] + ([np.linspace(2.0, 0.1, tree.tree_height)]
-                                         if tree.tree_height else [])
+        queries = (
+            tree.points.min(axis=0)
+            - span / 4
+            + 1.5 * span * rng.random((150, tree.dimension))
+        )
+        # on data points: ties
+        queries[:20] = tree.points[rng.integers(0, len(tree.points), 20)]
+        schedules = [0.7, 1e-3, 40.0] + (
+            [np.linspace(2.0, 0.1, tree.tree_height)] if tree.tree_height else []
+        )
         for seed, epsilon in zip((0, 1, 2, 3), schedules):
-            args = (tree, queries if tree.dimension > 1 else queries[:, 0], epsilon, utility,
-                    sensitivity)
+            args = (
+                tree,
+                queries if tree.dimension > 1 else queries[:, 0],
+                epsilon,
+                utility,
+                sensitivity,
+            )
             new = dptt(*args, rng=np.random.default_rng(seed), **spec)
             old = _dptt_previous(*args, rng=np.random.default_rng(seed), **spec)
             _assert_same_result(new, old)
 
 
 def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
-    """A tree's cached tables (neighbour rows filled by earlier calls) never change a result."""
+    """A tree's cached tables (neighbour rows filled by earlier calls) never change a
+    result."""
     import pickle
 
     from dpnn.traversal import dptt
@@ -348,12 +499,22 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
     queries = [rng.random((100, 2)) for _ in names]
 
     def run(on, order):
-        return {i: dptt(on, queries[i], 1.0, "cmp", rng=np.random.default_rng(i),
-                        **_variant(names[i])) for i in order}
+        return {
+            i: dptt(
+                on,
+                queries[i],
+                1.0,
+                "cmp",
+                rng=np.random.default_rng(i),
+                **_variant(names[i]),
+            )
+            for i in order
+        }
 
     first = run(tree, range(len(names)))
     assert ("neighbours", 5) in tree.cache and ("stop_order", 4) in tree.cache
-    warm = run(tree, reversed(range(len(names))))  # rows now filled by other queries' leaves
+    # rows now filled by other queries' leaves
+    warm = run(tree, reversed(range(len(names))))
     copy = pickle.loads(pickle.dumps(tree))
     assert copy.cache == {}  # derived tables are not shipped to workers
     cold = run(copy, reversed(range(len(names))))
@@ -363,7 +524,8 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
 
 
 def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
-    """The per-thread axis lookup of a hand-made tree gives what the previous code gave."""
+    """The per-thread axis lookup of a hand-made tree gives what the previous code
+    gave."""
     import dataclasses
 
     from dpnn.traversal import dptt
@@ -375,14 +537,18 @@ def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
     tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
     queries = rng.random((300, 2))
     for name in ("basic", "GS", "P2"):
-        new = dptt(tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name))
-        old = _dptt_previous(tree, queries, 0.5, "cmp", rng=np.random.default_rng(1),
-                             **_variant(name))
+        new = dptt(
+            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
+        )
+        old = _dptt_previous(
+            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
+        )
         _assert_same_result(new, old)
 
 
 def test_dptt_refuses_a_tree_whose_siblings_are_apart():
-    """Also after ``dataclasses.replace``: the new tree starts without the old one's tables."""
+    """Also after ``dataclasses.replace``: the new tree starts without the old one's
+    tables."""
     import dataclasses
 
     from dpnn.traversal import dptt
@@ -393,12 +559,18 @@ def test_dptt_refuses_a_tree_whose_siblings_are_apart():
     right = tree.right.copy()
     right[0], right[1] = tree.right[1], tree.right[0]  # not left + 1 any more
     with pytest.raises(ValueError, match="siblings side by side"):
-        dptt(dataclasses.replace(tree, right=right), [1.0], 1.0, "cmp",
-             rng=np.random.default_rng(0))
+        dptt(
+            dataclasses.replace(tree, right=right),
+            [1.0],
+            1.0,
+            "cmp",
+            rng=np.random.default_rng(0),
+        )
 
 
 def test_remembered_counts_are_right_when_threads_share_the_memo():
-    """A Dask worker runs cases in threads of one process: each call still gets its own counts."""
+    """A Dask worker runs cases in threads of one process: each call still gets its own
+    counts."""
     import sys
     import threading
 

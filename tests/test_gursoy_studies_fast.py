@@ -19,15 +19,38 @@ def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch
     points, labels = data.classification_dataset("moons", seed=7)
     points, labels = points[:250], labels[:250]
     arguments = dict(privbayes={"degree": 2}, n_jobs=1)
+
     def run():
-        return (c.rn_study(points, labels, 2, [1.0], [10, 25], 2, 1,
-                           np.random.default_rng(1), **arguments),
-                c.knn_study(points, labels, 2, [1.0], [1, 5], 20, 2, 1,
-                            np.random.default_rng(2), **arguments))
+        return (
+            c.rn_study(
+                points,
+                labels,
+                2,
+                [1.0],
+                [10, 25],
+                2,
+                1,
+                np.random.default_rng(1),
+                **arguments,
+            ),
+            c.knn_study(
+                points,
+                labels,
+                2,
+                [1.0],
+                [1, 5],
+                20,
+                2,
+                1,
+                np.random.default_rng(2),
+                **arguments,
+            ),
+        )
 
     fast = run()
-    monkeypatch.setattr(privbayes, "_synthesize",
-                        functools.partial(privbayes._synthesize, arrays=False))
+    monkeypatch.setattr(
+        privbayes, "_synthesize", functools.partial(privbayes._synthesize, arrays=False)
+    )
     reference = run()
     for found, expected in zip(fast, reference):
         assert "PrivBayes" in set(found.method)

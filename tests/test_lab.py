@@ -124,8 +124,8 @@ def server(tmp_path_factory):
 def browser():
     if CHROMIUM is None:
         pytest.fail(
-            "chromium is not installed: `make test` installs it (apt-get install "
-            "chromium)"
+            "chromium is not installed: `make test` "
+            "installs it (apt-get install chromium)"
         )
     from playwright.sync_api import sync_playwright
 
@@ -206,9 +206,9 @@ def test_a_lab_session_with_a_live_explorer_leaves_the_checkout_clean(server, br
     slider.scroll_into_view_if_needed()
     page.wait_for_timeout(500)
     track, knob = slider.bounding_box(), handle.bounding_box()
-    assert (
-        track["width"] >= 200
-    ), f"the ε slider is {track['width']:.0f} px wide at 1366 px"
+    assert track["width"] >= 200, (
+        f"the ε slider is {track['width']:.0f} px wide at 1366 px"
+    )
     page.mouse.move(knob["x"] + knob["width"] / 2, knob["y"] + knob["height"] / 2)
     page.mouse.down()
     page.mouse.move(
@@ -238,12 +238,12 @@ def test_a_lab_session_with_a_live_explorer_leaves_the_checkout_clean(server, br
             break
         time.sleep(0.5)
     page.close()
-    assert (
-        "application/vnd.jupyter.widget-view+json" in mimes
-    ), "autosave did not write the session"
-    assert (
-        checkout_state() == before
-    ), "the lab session changed notebooks/, figures/ or git status"
+    assert "application/vnd.jupyter.widget-view+json" in mimes, (
+        "autosave did not write the session"
+    )
+    assert checkout_state() == before, (
+        "the lab session changed notebooks/, figures/ or git status"
+    )
     assert not errors, errors
 
 

@@ -27,6 +27,7 @@ def _same_bits(a, b):
 
 # --- the reference: the code before the change --------------------------------------
 
+
 def _reference_planar_laplace(points, epsilon, rng):
     array, shape = mechanisms._points(points, "points", dimension=2)
     n = array.shape[0]
@@ -50,7 +51,7 @@ def _reference_identity_errors(points, released):
 
 def _reference_knn_error(points, query, indices):
     distances = np.linalg.norm(points - query, axis=1)
-    best = np.sum(np.partition(distances, indices.size - 1)[:indices.size])
+    best = np.sum(np.partition(distances, indices.size - 1)[: indices.size])
     return float(np.sum(distances[indices]) / best)
 
 
@@ -59,12 +60,24 @@ def _reference_identity_case(path, rho, n, epsilon, t, repetitions, seed):
     rows = []
     for r in range(repetitions):
         x = _reference_sample_tuple(path, n, rng)
-        for method, released in (("GP Basic", basic.gp_basic(x, epsilon, rng)),
-                                 ("CGP Basic", basic.cgp_basic(x, rho, rng))):
+        for method, released in (
+            ("GP Basic", basic.gp_basic(x, epsilon, rng)),
+            ("CGP Basic", basic.cgp_basic(x, rho, rng)),
+        ):
             worst, l2 = _reference_identity_errors(x, released)
-            rows.append({"rho": rho, "n": n, "n_actual": len(x), "epsilon": epsilon,
-                         "trajectory": t, "repetition": r, "method": method,
-                         "max error": worst, "l2 error": l2})
+            rows.append(
+                {
+                    "rho": rho,
+                    "n": n,
+                    "n_actual": len(x),
+                    "epsilon": epsilon,
+                    "trajectory": t,
+                    "repetition": r,
+                    "method": method,
+                    "max error": worst,
+                    "l2 error": l2,
+                }
+            )
     return rows
 
 
@@ -74,19 +87,31 @@ def _reference_knn_case(path, queries, rho, k, n, epsilon, t, seed, gamma0_per_e
     for r, p in enumerate(queries):
         x = _reference_sample_tuple(path, n, rng)
         offset = {"gamma0_per_epsilon": gamma0_per_epsilon}
-        found = {"GP PNN": svt.k_pnn(x, p, k, rng, epsilon=epsilon, **offset),
-                 "CGP PNN": svt.k_pnn(x, p, k, rng, rho=rho, **offset),
-                 "GP Basic": svt.basic_knn(x, p, k, rng, epsilon=epsilon),
-                 "CGP Basic": svt.basic_knn(x, p, k, rng, rho=rho)}
+        found = {
+            "GP PNN": svt.k_pnn(x, p, k, rng, epsilon=epsilon, **offset),
+            "CGP PNN": svt.k_pnn(x, p, k, rng, rho=rho, **offset),
+            "GP Basic": svt.basic_knn(x, p, k, rng, epsilon=epsilon),
+            "CGP Basic": svt.basic_knn(x, p, k, rng, rho=rho),
+        }
         for method, indices in found.items():
-            rows.append({"rho": rho, "k": k, "n": n, "n_actual": len(x),
-                         "trajectory": t, "repetition": r, "method": method,
-                         "error": _reference_knn_error(x, p, indices)})
+            rows.append(
+                {
+                    "rho": rho,
+                    "k": k,
+                    "n": n,
+                    "n_actual": len(x),
+                    "trajectory": t,
+                    "repetition": r,
+                    "method": method,
+                    "error": _reference_knn_error(x, p, indices),
+                }
+            )
     return rows
 
 
-def _reference_hull_case(path, rho, n, epsilon, t, repetitions, seed, beta, k_range,
-                         pch_options):
+def _reference_hull_case(
+    path, rho, n, epsilon, t, repetitions, seed, beta, k_range, pch_options
+):
     rng = np.random.default_rng(seed)
     rows = []
     for r in range(repetitions):
@@ -94,15 +119,27 @@ def _reference_hull_case(path, rho, n, epsilon, t, repetitions, seed, beta, k_ra
         options = {"beta": beta, "k_range": k_range, **pch_options}
         gp_hull = hull.pch(x, rng, epsilon=epsilon, **options)
         cgp_hull = hull.pch(x, rng, rho=rho, **options)
-        released = {"GP PCH": gp_hull.released, "CGP PCH": cgp_hull.released,
-                    "GP Basic": basic.gp_basic(x, epsilon, rng),
-                    "CGP Basic": basic.cgp_basic(x, rho, rng)}
+        released = {
+            "GP PCH": gp_hull.released,
+            "CGP PCH": cgp_hull.released,
+            "GP Basic": basic.gp_basic(x, epsilon, rng),
+            "CGP Basic": basic.cgp_basic(x, rho, rng),
+        }
         true_hull = _hull(x)
         for method, points in released.items():
             k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, len(x))
-            rows.append({"rho": rho, "n": n, "n_actual": len(x), "trajectory": t,
-                         "repetition": r, "method": method, "k": k,
-                         "jaccard": _jaccard(true_hull, _hull(points))})
+            rows.append(
+                {
+                    "rho": rho,
+                    "n": n,
+                    "n_actual": len(x),
+                    "trajectory": t,
+                    "repetition": r,
+                    "method": method,
+                    "k": k,
+                    "jaccard": _jaccard(true_hull, _hull(points)),
+                }
+            )
     return rows
 
 
@@ -116,8 +153,9 @@ def _frames_identical(new_rows, old_rows):
             assert new[column].tolist() == old[column].tolist(), column
 
 
-PATHS = cgp.taxi_trajectories(2, np.random.default_rng(11), min_length=700,
-                              max_length=1500)
+PATHS = cgp.taxi_trajectories(
+    2, np.random.default_rng(11), min_length=700, max_length=1500
+)
 
 
 def _epsilon(rho):
@@ -125,6 +163,7 @@ def _epsilon(rho):
 
 
 # --- the experiment cases -------------------------------------------------------------
+
 
 def _compare(monkeypatch, new_call, old_call):
     """Rows of the new code, then of the reference (planar Laplace by scipy's W)."""
@@ -135,40 +174,63 @@ def _compare(monkeypatch, new_call, old_call):
     _frames_identical(new, old)
 
 
-@pytest.mark.parametrize("rho, n", [(5e-8, 300), (5e-6, 600), (5e-4, 400),
-                                    (5e-4, 5000)])
+@pytest.mark.parametrize(
+    "rho, n", [(5e-8, 300), (5e-6, 600), (5e-4, 400), (5e-4, 5000)]
+)
 def test_identity_case_is_the_reference(rho, n, monkeypatch):
     for t, path in enumerate(PATHS):
         args = (path, rho, n, _epsilon(rho), t, 3, [7, n, t])
-        _compare(monkeypatch, lambda: studies._identity_case(*args),
-                 lambda: _reference_identity_case(*args))
+        _compare(
+            monkeypatch,
+            lambda: studies._identity_case(*args),
+            lambda: _reference_identity_case(*args),
+        )
 
 
-@pytest.mark.parametrize("rho, k, n, offset", [
-    (5e-8, 4, 300, 0.0), (5e-4, 1, 600, 0.0), (5e-4, 16, 400, -6.0),
-    (5e-5, 64, 5000, 0.0)])
+@pytest.mark.parametrize(
+    "rho, k, n, offset",
+    [
+        (5e-8, 4, 300, 0.0),
+        (5e-4, 1, 600, 0.0),
+        (5e-4, 16, 400, -6.0),
+        (5e-5, 64, 5000, 0.0),
+    ],
+)
 def test_knn_case_is_the_reference(rho, k, n, offset, monkeypatch):
     for t, path in enumerate(PATHS):
         queries = cgp.query_points(PATHS, 3, np.random.default_rng([t, 1]))
         args = (path, queries, rho, k, n, _epsilon(rho), t, [8, k, t], offset)
-        _compare(monkeypatch, lambda: studies._knn_case(*args),
-                 lambda: _reference_knn_case(*args))
+        _compare(
+            monkeypatch,
+            lambda: studies._knn_case(*args),
+            lambda: _reference_knn_case(*args),
+        )
 
 
-ALL_FOUR = {"split": cgp.PCH_SCRIPTS_SPLIT, "centre_share": 2 / 3,
-            "remove_anchors": True, "radius_floor": 10.0}  # PCH as the authors' scripts
+ALL_FOUR = {
+    "split": cgp.PCH_SCRIPTS_SPLIT,
+    "centre_share": 2 / 3,
+    "remove_anchors": True,
+    "radius_floor": 10.0,
+}  # PCH as the authors' scripts
 
 
-@pytest.mark.parametrize("rho, n, options", [(5e-8, 300, {}), (5e-4, 600, {}),
-                                             (5e-4, 5000, {}), (5e-4, 400, ALL_FOUR)])
+@pytest.mark.parametrize(
+    "rho, n, options",
+    [(5e-8, 300, {}), (5e-4, 600, {}), (5e-4, 5000, {}), (5e-4, 400, ALL_FOUR)],
+)
 def test_hull_case_is_the_reference(rho, n, options, monkeypatch):
     for t, path in enumerate(PATHS):
         args = (path, rho, n, _epsilon(rho), t, 2, [9, n, t], 0.1, (16, 128), options)
-        _compare(monkeypatch, lambda: studies._hull_case(*args),
-                 lambda: _reference_hull_case(*args))
+        _compare(
+            monkeypatch,
+            lambda: studies._hull_case(*args),
+            lambda: _reference_hull_case(*args),
+        )
 
 
 # --- the pieces -----------------------------------------------------------------------
+
 
 def test_planar_laplace_is_the_reference_for_every_epsilon_and_shape():
     for seed, epsilon in enumerate([1e-9, 1e-4, 0.01, 1.0, 50.0]):
@@ -181,20 +243,26 @@ def test_planar_laplace_is_the_reference_for_every_epsilon_and_shape():
 
 def test_lambertw_lower_at_the_edges_of_the_planar_laplace_domain():
     """Arguments (p - 1)/e for p near 0 (next to the branch point -1/e) and near 1."""
-    p_low = np.concatenate([[0.0], np.arange(1, 2000) * 2.0**-60,
-                            np.geomspace(1e-300, 1e-3, 20000)])
+    p_low = np.concatenate(
+        [[0.0], np.arange(1, 2000) * 2.0**-60, np.geomspace(1e-300, 1e-3, 20000)]
+    )
     p_high = 1.0 - np.arange(1, 20000) * 2.0**-53
-    z = np.concatenate([
-        np.maximum((np.concatenate([p_low, p_high]) - 1.0) / np.e, LOWEST),
-        LOWEST + np.arange(200000) * 2.0**-55,  # the floats from -1/e to 1e-11 above
-        -np.geomspace(4e-17, 1 / np.e, 200000),
-    ])
+    z = np.concatenate(
+        [
+            np.maximum((np.concatenate([p_low, p_high]) - 1.0) / np.e, LOWEST),
+            LOWEST
+            + np.arange(200000) * 2.0**-55,  # the floats from -1/e to 1e-11 above
+            -np.geomspace(4e-17, 1 / np.e, 200000),
+        ]
+    )
     z = z[(z >= LOWEST) & (z < 0)]
     with np.errstate(divide="ignore", invalid="ignore"):
         assert _same_bits(mechanisms._lambertw_lower(z), lambertw(z, k=-1).real)
     for p in (p_low, p_high):
-        assert _same_bits(mechanisms._planar_laplace_radius(p, 0.3),
-                          mechanisms.planar_laplace_radius(p, 0.3))
+        assert _same_bits(
+            mechanisms._planar_laplace_radius(p, 0.3),
+            mechanisms.planar_laplace_radius(p, 0.3),
+        )
 
 
 @pytest.mark.slow
@@ -214,8 +282,10 @@ def test_row_norms_are_linalg_norm():
     vectors = np.concatenate([rng.normal(0, 1, (10000, 2)) * scales, special])
     with np.errstate(over="ignore"):  # 1e154 squared: both give inf
         assert _same_bits(basic._row_norms(vectors), np.linalg.norm(vectors, axis=1))
-        assert _same_bits(svt._nearest_distances(vectors, np.array([0.5, -2.0])),
-                          np.linalg.norm(vectors - [0.5, -2.0], axis=1))
+        assert _same_bits(
+            svt._nearest_distances(vectors, np.array([0.5, -2.0])),
+            np.linalg.norm(vectors - [0.5, -2.0], axis=1),
+        )
     three = rng.normal(0, 1, (50, 3))
     assert _same_bits(basic._row_norms(three), np.linalg.norm(three, axis=1))
 
@@ -223,8 +293,10 @@ def test_row_norms_are_linalg_norm():
 def test_sample_tuple_is_the_sorted_sample():
     path = PATHS[0]
     for n in (1, 10, 699, len(path) - 1, len(path), 10**6):
-        assert _same_bits(tuples.sample_tuple(path, n, np.random.default_rng(n)),
-                          _reference_sample_tuple(path, n, np.random.default_rng(n)))
+        assert _same_bits(
+            tuples.sample_tuple(path, n, np.random.default_rng(n)),
+            _reference_sample_tuple(path, n, np.random.default_rng(n)),
+        )
 
 
 def test_knn_errors_share_the_distances_and_are_knn_error():

@@ -45,30 +45,36 @@ def _integrated_mse(x, epsilon, side, domain):
     centre = np.clip(x, domain[:, 0] + side / 2, domain[:, 1] - side / 2)
     points = [[c - side / 2, c + side / 2] for c in centre]
     if len(domain) == 1:
+
         def line(y):
             return _square_density([y], x, epsilon, side, domain) * (y - x[0]) ** 2
 
-        value, _ = quad(line, *domain[0], points=points[0], epsabs=0, epsrel=1e-12,
-                        limit=200)
+        value, _ = quad(
+            line, *domain[0], points=points[0], epsabs=0, epsrel=1e-12, limit=200
+        )
         return value
 
     def plane(y0, y1):
         squared = (y0 - x[0]) ** 2 + (y1 - x[1]) ** 2
         return _square_density([y0, y1], x, epsilon, side, domain) * squared
 
-    options = [{"points": axis, "epsabs": 0, "epsrel": 1e-11, "limit": 200}
-               for axis in points]
+    options = [
+        {"points": axis, "epsabs": 0, "epsrel": 1e-11, "limit": 200} for axis in points
+    ]
     value, _ = nquad(plane, list(map(list, domain)), opts=options)
     return value
 
 
-@pytest.mark.parametrize("x, epsilon, side, domain", [
-    ([0.7], 0.5, 0.6, [[0.0, 2.0]]),
-    ([0.05], 1.0, 0.4, [[0.0, 2.0]]),
-    ([1.95], 2.0, 1.1, [[0.0, 2.0]]),
-    ([0.3, 1.2], 1.0, 0.4, [[0.0, 1.0], [0.0, 1.5]]),
-    ([0.02, 0.1], 2.0, 0.25, [[0.0, 1.0], [0.0, 1.5]]),
-])
+@pytest.mark.parametrize(
+    "x, epsilon, side, domain",
+    [
+        ([0.7], 0.5, 0.6, [[0.0, 2.0]]),
+        ([0.05], 1.0, 0.4, [[0.0, 2.0]]),
+        ([1.95], 2.0, 1.1, [[0.0, 2.0]]),
+        ([0.3, 1.2], 1.0, 0.4, [[0.0, 1.0], [0.0, 1.5]]),
+        ([0.02, 0.1], 2.0, 0.25, [[0.0, 1.0], [0.0, 1.5]]),
+    ],
+)
 def test_square_mse_matches_numerical_integration(x, epsilon, side, domain):
     # Both terms of the exact formula matter at these settings: changing either by 0.2%
     # moves the answer by more than 1e-5 of itself, far beyond the quadrature's 1e-9.
@@ -113,7 +119,7 @@ def _lsrr_group_probabilities(epsilon, levels, d):
     mpmath.mp.dps = 60
     sizes = [1] + [(2**d - 1) * 2 ** ((g - 1) * d) for g in range(1, levels)]
     t = [mpmath.mpf(g) / (levels - 1) for g in range(levels)]
-    shape = [mpmath.e ** epsilon * (1 - step) + step for step in t]
+    shape = [mpmath.e**epsilon * (1 - step) + step for step in t]
     total = mpmath.fsum(s * n for s, n in zip(shape, sizes))
     return [float(s / total) for s in shape]  # the nearest double (0 below 5e-324)
 
@@ -150,12 +156,15 @@ def test_lsrr_tables_too_large_to_enumerate_are_refused():
         lsrr_mse([[0.5]], 1.0, [[0.0, 1.0]], levels=30)
 
 
-@pytest.mark.parametrize("call", [
-    lambda domain: lsrr([[0.0]], 1.0, domain, 0),
-    lambda domain: lsrr_probabilities([0.0], 1.0, domain),
-    lambda domain: square_mechanism([[0.0]], 1.0, domain, 0, side=1.0),
-    lambda domain: square_mechanism_mse([[0.0]], 1.0, domain, side=1.0),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda domain: lsrr([[0.0]], 1.0, domain, 0),
+        lambda domain: lsrr_probabilities([0.0], 1.0, domain),
+        lambda domain: square_mechanism([[0.0]], 1.0, domain, 0, side=1.0),
+        lambda domain: square_mechanism_mse([[0.0]], 1.0, domain, side=1.0),
+    ],
+)
 def test_a_domain_wider_than_the_float_range_is_refused(call):
     # Old code: high - low = inf, outputs inf.
     with pytest.raises(ValueError, match="domain must have finite side lengths"):
@@ -167,15 +176,26 @@ def _corner_mean_distance_mpmath(a, b):
     mpmath.mp.dps = 800
     a, b = mpmath.mpf(a), mpmath.mpf(b)
     r = mpmath.sqrt(a**2 + b**2)
-    value = (r + a**2 / (2 * b) * mpmath.log((b + r) / a)
-             + b**2 / (2 * a) * mpmath.log((a + r) / b)) / 3
+    value = (
+        r
+        + a**2 / (2 * b) * mpmath.log((b + r) / a)
+        + b**2 / (2 * a) * mpmath.log((a + r) / b)
+    ) / 3
     mpmath.mp.dps = 60
     return value
 
 
-@pytest.mark.parametrize("width, height", [(2.0, 2e-16), (2e-16, 2.0), (1.0, 1e-9),
-                                           (3.0, 2.0), (1e-300, 1e-300),
-                                           (1e150, 1e-150)])
+@pytest.mark.parametrize(
+    "width, height",
+    [
+        (2.0, 2e-16),
+        (2e-16, 2.0),
+        (1.0, 1e-9),
+        (3.0, 2.0),
+        (1e-300, 1e-300),
+        (1e150, 1e-150),
+    ],
+)
 def test_cell_inference_error_on_thin_boxes(width, height):
     # Old code: 0.333 on the 2 x 2e-16 box (ln(1 + 1e-16) rounds to 0); the answer: 0.5.
     value = metrics.cell_inference_error([[0.0, 0.0]], [[width, height]])[0]

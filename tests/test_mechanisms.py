@@ -50,8 +50,11 @@ def test_exponential_probabilities_exact_values():
     epsilon, sensitivity = 0.8, 2.0
     weights = np.exp(epsilon * utilities / (2 * sensitivity))
     expected = weights / weights.sum(axis=1, keepdims=True)
-    np.testing.assert_allclose(m.exponential_probabilities(utilities, epsilon, sensitivity),
-                               expected, rtol=1e-12)
+    np.testing.assert_allclose(
+        m.exponential_probabilities(utilities, epsilon, sensitivity),
+        expected,
+        rtol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("epsilon", [1e-6, 1.0, 1e3, 1e6])
@@ -64,7 +67,8 @@ def test_exponential_is_stable_for_huge_scores(epsilon, magnitude):
     np.testing.assert_allclose(probabilities.sum(axis=1), 1.0, rtol=1e-12)
     choice = m.exponential(utilities, epsilon, 1.0, rng)
     assert choice.dtype.kind == "i" and np.all((choice >= 0) & (choice < 5))
-    if epsilon * magnitude >= 1e9:  # the scores are so far apart that the best candidate is certain
+    # the scores are so far apart that the best candidate is certain
+    if epsilon * magnitude >= 1e9:
         np.testing.assert_array_equal(choice, utilities.argmax(axis=1))
 
 
@@ -92,40 +96,53 @@ def test_planar_radius_inverts_the_cdf():
     epsilon = 0.37
     p = np.linspace(0, 0.999999, 1001)
     r = m.planar_laplace_radius(p, epsilon)
-    np.testing.assert_allclose(1 - (1 + epsilon * r) * np.exp(-epsilon * r), p, atol=1e-12)
+    np.testing.assert_allclose(
+        1 - (1 + epsilon * r) * np.exp(-epsilon * r), p, atol=1e-12
+    )
     assert r[0] == pytest.approx(0.0, abs=1e-12) and np.all(np.diff(r) > 0)
 
 
 def test_planar_radius_matches_lambertw_formula():
     p, epsilon = np.array([0.1, 0.5, 0.9]), 2.0
     expected = -(lambertw((p - 1) / np.e, k=-1).real + 1) / epsilon
-    np.testing.assert_allclose(m.planar_laplace_radius(p, epsilon), expected, rtol=1e-14)
+    np.testing.assert_allclose(
+        m.planar_laplace_radius(p, epsilon), expected, rtol=1e-14
+    )
 
 
 def test_laplace_ball_is_centred_on_the_points():
     points = np.array([[1e9, -5.0, 3.0]])
     noisy = m.laplace_ball(np.repeat(points, 50_000, axis=0), 2.0, 0)
-    # Mean noise is 0; each coordinate has variance E[R^2]/d = d(d+1)/(eps^2 d) = 1, so the mean of
-    # 50,000 has standard deviation 1/sqrt(50,000). The tolerance is 5 of those, absolute (rtol=0: a
-    # relative tolerance on 1e9 would let a bias of 100 pass); false-failure rate 3 x 5.7e-7.
-    np.testing.assert_allclose((noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000))
+    # Mean noise is 0; each coordinate has variance E[R^2]/d = d(d+1)/(eps^2 d) = 1, so
+    # the mean of 50,000 has standard deviation 1/sqrt(50,000). The tolerance is 5 of
+    # those, absolute (rtol=0: a relative tolerance on 1e9 would let a bias of 100
+    # pass); false-failure rate 3 x 5.7e-7.
+    np.testing.assert_allclose(
+        (noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000)
+    )
 
 
 def test_a_bias_of_fifty_on_large_coordinates_is_caught():
-    # The negative control of the test above: the old assert_allclose(noisy.mean, 1e9, default rtol)
-    # accepted this shift of +50.
+    # The negative control of the test above: the old assert_allclose(noisy.mean, 1e9,
+    # default rtol) accepted this shift of +50.
     points = np.array([[1e9, -5.0, 3.0]])
     noisy = m.laplace_ball(np.repeat(points, 50_000, axis=0), 2.0, 0) + 50.0
     with pytest.raises(AssertionError):
-        np.testing.assert_allclose((noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000))
+        np.testing.assert_allclose(
+            (noisy - points).mean(axis=0), 0.0, rtol=0, atol=5 / np.sqrt(50_000)
+        )
 
 
-@pytest.mark.parametrize("call", [
-    lambda: m.laplace(0.0, 1e300, 1e-10, 0),
-    lambda: m.planar_laplace(np.zeros(2), 1e-320, 0),
-    lambda: m.laplace_ball(np.zeros((1, 3)), 1e-320, 0),
-    lambda: m.planar_laplace_radius(0.5, 1e-320),
-], ids=["laplace", "planar_laplace", "laplace_ball", "planar_laplace_radius"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: m.laplace(0.0, 1e300, 1e-10, 0),
+        lambda: m.planar_laplace(np.zeros(2), 1e-320, 0),
+        lambda: m.laplace_ball(np.zeros((1, 3)), 1e-320, 0),
+        lambda: m.planar_laplace_radius(0.5, 1e-320),
+    ],
+    ids=["laplace", "planar_laplace", "laplace_ball", "planar_laplace_radius"],
+)
 def test_an_infinite_noise_scale_is_an_error(call):
     # Old code: laplace(0, 1e300, 1e-10) returned inf silently.
     with pytest.raises(ValueError, match="must be finite"):

@@ -52,8 +52,17 @@ def test_use_style_loads_the_packaged_style():
 
 def test_every_helper_returns_its_figure():
     import pandas as pd
-    table = pd.DataFrame({"variant": ["a", "a"], "x": [1.0, 10.0], "raw": [0.1, 0.2], "raw_se": [0.01, 0.01],
-                          "top5": [0.3, 0.4], "top5_se": [0.01, 0.01]})
+
+    table = pd.DataFrame(
+        {
+            "variant": ["a", "a"],
+            "x": [1.0, 10.0],
+            "raw": [0.1, 0.2],
+            "raw_se": [0.01, 0.01],
+            "top5": [0.3, 0.4],
+            "top5_se": [0.01, 0.01],
+        }
+    )
     figures = [
         plots.variant_panels(table, "x", ["a"], xlabel="x", geo=False),
         plots.accuracy_curves([1, 2], {"a": [0.1, 0.2]}, xlabel="x"),
@@ -67,9 +76,20 @@ def test_every_helper_returns_its_figure():
 
 def test_variant_panels_legend_names_a_series_as_asked():
     import pandas as pd
-    table = pd.DataFrame({"variant": ["a", "a", "b", "b"], "x": [1.0, 10.0] * 2, "raw": [0.1, 0.2] * 2,
-                          "raw_se": [0.01] * 4, "top5": [0.3, 0.4] * 2, "top5_se": [0.01] * 4})
-    fig = plots.variant_panels(table, "x", ["a", "b"], xlabel="x", geo=False, names={"a": "DP-TT a (ε* = 12)"})
+
+    table = pd.DataFrame(
+        {
+            "variant": ["a", "a", "b", "b"],
+            "x": [1.0, 10.0] * 2,
+            "raw": [0.1, 0.2] * 2,
+            "raw_se": [0.01] * 4,
+            "top5": [0.3, 0.4] * 2,
+            "top5_se": [0.01] * 4,
+        }
+    )
+    fig = plots.variant_panels(
+        table, "x", ["a", "b"], xlabel="x", geo=False, names={"a": "DP-TT a (ε* = 12)"}
+    )
     texts = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert texts == ["DP-TT a (ε* = 12)", "DP-TT b"]
     plt.close(fig)
@@ -78,13 +98,21 @@ def test_variant_panels_legend_names_a_series_as_asked():
 def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
     import numpy as np
     from dpnn.trees import build_tree
+
     tree = build_tree(np.arange(8.0))
     leaf = int(np.flatnonzero(tree.is_leaf)[3])
     fig = plots.tree_diagram(tree, released=[leaf], target=[leaf])
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert labels == ["released", "true nearest neighbour"]
     plt.close(fig)
-    fig = plots.labelled_scatter([1, 2], [0.1, 0.2], ["p", "q"], xlabel="x", ylabel="y", label_offsets={"q": (4, -12)})
+    fig = plots.labelled_scatter(
+        [1, 2],
+        [0.1, 0.2],
+        ["p", "q"],
+        xlabel="x",
+        ylabel="y",
+        label_offsets={"q": (4, -12)},
+    )
     offsets = [t.xyann for t in fig.axes[0].texts]
     assert offsets == [(4, 4), (4, -12)]
     plt.close(fig)
@@ -93,8 +121,11 @@ def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
 def test_tree_diagram_and_partition_use_the_same_node_labels():
     import numpy as np
     from dpnn.trees import build_tree
+
     tree = build_tree(np.array([[1.0, 5.0], [2.0, 3.0], [7.0, 1.0], [4.0, 4.0]]))
-    diagram = {t.get_text() for t in plots.tree_diagram(tree, labels=True).axes[0].texts}
+    diagram = {
+        t.get_text() for t in plots.tree_diagram(tree, labels=True).axes[0].texts
+    }
     partition = {t.get_text() for t in plots.kd_partition(tree).axes[0].texts}
     inner = {f"n{k}" for k in np.flatnonzero(~tree.is_leaf)}
     leaves = {str(i) for i in range(4)}
@@ -103,7 +134,13 @@ def test_tree_diagram_and_partition_use_the_same_node_labels():
 
 
 def test_pi_fraction_writes_angles_as_fractions_of_pi():
-    assert [plots.pi_fraction(f) for f in (1, 0.5, 0.125, 0.75, 1 / 3)] == ["π", "π/2", "π/8", "3π/4", "π/3"]
+    assert [plots.pi_fraction(f) for f in (1, 0.5, 0.125, 0.75, 1 / 3)] == [
+        "π",
+        "π/2",
+        "π/8",
+        "3π/4",
+        "π/3",
+    ]
     with pytest.raises(ValueError, match="fraction must be > 0"):
         plots.pi_fraction(0)
 
@@ -113,24 +150,55 @@ def test_recall_panel_data_splits_series_errors_and_references():
 
     rows = []
     for alpha in (0.5, 0.25):
-        for eps, recall, se in ((2.0, 0.3, 0.02), (1.0, 0.1, 0.01)):  # out of order on purpose
-            rows.append({"alpha/pi": alpha, "k": 16, "method": "SimRand", "epsilon": eps, "recall": recall + alpha, "se": se})
-        rows.append({"alpha/pi": alpha, "k": 16, "method": "SimHash, no noise", "epsilon": 1.0, "recall": 0.9, "se": 0.0})
-    panels, errors, references = plots.recall_panel_data(pd.DataFrame(rows), ["alpha/pi", "k"], 0.01, ["SimRand"])
-    assert list(panels) == ["α = π/4, k = 16", "α = π/2, k = 16"]  # sorted by the grouping columns
-    np.testing.assert_allclose(panels["α = π/2, k = 16"]["SimRand"], [0.6, 0.8])  # sorted by epsilon
-    np.testing.assert_allclose(errors["α = π/2, k = 16"]["SimRand"], [1.96 * 0.01, 1.96 * 0.02])
+        # out of order on purpose
+        for eps, recall, se in ((2.0, 0.3, 0.02), (1.0, 0.1, 0.01)):
+            rows.append(
+                {
+                    "alpha/pi": alpha,
+                    "k": 16,
+                    "method": "SimRand",
+                    "epsilon": eps,
+                    "recall": recall + alpha,
+                    "se": se,
+                }
+            )
+        rows.append(
+            {
+                "alpha/pi": alpha,
+                "k": 16,
+                "method": "SimHash, no noise",
+                "epsilon": 1.0,
+                "recall": 0.9,
+                "se": 0.0,
+            }
+        )
+    panels, errors, references = plots.recall_panel_data(
+        pd.DataFrame(rows), ["alpha/pi", "k"], 0.01, ["SimRand"]
+    )
+    # sorted by the grouping columns
+    assert list(panels) == ["α = π/4, k = 16", "α = π/2, k = 16"]
+    # sorted by epsilon
+    np.testing.assert_allclose(panels["α = π/2, k = 16"]["SimRand"], [0.6, 0.8])
+    np.testing.assert_allclose(
+        errors["α = π/2, k = 16"]["SimRand"], [1.96 * 0.01, 1.96 * 0.02]
+    )
     assert references["α = π/4, k = 16"] == {"SimHash, no noise": 0.9, "chance": 0.01}
 
 
 def test_adversary_helpers_draw_their_lines_without_changing_rcparams():
     before = dict(matplotlib.rcParams)
-    fig = plots.inference_error_panel([2.0, 8.0], {"GEO": [0.25, 0.17]}, 0.27,
-                                      standard_errors={"GEO": [0.01, 0.01]})
+    fig = plots.inference_error_panel(
+        [2.0, 8.0], {"GEO": [0.25, 0.17]}, 0.27, standard_errors={"GEO": [0.01, 0.01]}
+    )
     assert len(fig.axes[0].lines) >= 2  # the mechanism and the prior-only line
     plt.close(fig)
-    fig = plots.actual_against_accounted([0.01, 0.1], {"median": [0.5, 2.0]}, {"pld": 8.0},
-                                         marked={"corners": (1.0, 8.0)}, legend=None)
+    fig = plots.actual_against_accounted(
+        [0.01, 0.1],
+        {"median": [0.5, 2.0]},
+        {"pld": 8.0},
+        marked={"corners": (1.0, 8.0)},
+        legend=None,
+    )
     assert fig.axes[0].get_legend() is None and fig.axes[0].get_yscale() == "log"
     plt.close(fig)
     fig = plots.error_against_rmse({"GEO": [0.3, 0.1]}, {"GEO": [0.2, 0.05]}, 0.27)

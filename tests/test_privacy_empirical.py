@@ -21,7 +21,9 @@ N = 400_000
 
 
 def _loss_1d(a, b, edges):
-    return binned_loss(np.histogram(a, edges)[0], np.histogram(b, edges)[0], FALSE_ALARM)
+    return binned_loss(
+        np.histogram(a, edges)[0], np.histogram(b, edges)[0], FALSE_ALARM
+    )
 
 
 def test_laplace_mechanism_is_epsilon_dp():
@@ -32,9 +34,12 @@ def test_laplace_mechanism_is_epsilon_dp():
     on_d_prime = m.laplace(np.full(N, sensitivity), sensitivity, epsilon, rng)
     loss = _loss_1d(on_d, on_d_prime, edges)
     assert loss.lower_bound <= epsilon
-    assert loss.estimate >= 0.9 * epsilon  # the audit sees the loss the tails really have
+    # the audit sees the loss the tails really have
+    assert loss.estimate >= 0.9 * epsilon
     half_noise = m.laplace(np.full(N, sensitivity), sensitivity, 2 * epsilon, rng)
-    half = _loss_1d(m.laplace(np.zeros(N), sensitivity, 2 * epsilon, rng), half_noise, edges)
+    half = _loss_1d(
+        m.laplace(np.zeros(N), sensitivity, 2 * epsilon, rng), half_noise, edges
+    )
     assert half.lower_bound > epsilon
 
 
@@ -49,16 +54,25 @@ def test_exponential_mechanism_is_epsilon_dp():
     rng = np.random.default_rng(101)
 
     def counts(utilities, eps):
-        return np.bincount(m.exponential(np.tile(utilities, (N, 1)), eps, sensitivity, rng),
-                           minlength=candidates)
+        return np.bincount(
+            m.exponential(np.tile(utilities, (N, 1)), eps, sensitivity, rng),
+            minlength=candidates,
+        )
 
     loss = binned_loss(counts(u, epsilon), counts(u_prime, epsilon), FALSE_ALARM)
-    exact = np.log(m.exponential_probabilities(u, epsilon, sensitivity)[0]
-                   / m.exponential_probabilities(u_prime, epsilon, sensitivity)[0])
+    exact = np.log(
+        m.exponential_probabilities(u, epsilon, sensitivity)[0]
+        / m.exponential_probabilities(u_prime, epsilon, sensitivity)[0]
+    )
     assert exact <= epsilon
     assert loss.lower_bound <= epsilon
-    assert abs(loss.log_ratio[loss.bins == 0][0] - exact) < 5 * loss.standard_error[loss.bins == 0][0]
-    doubled = binned_loss(counts(u, 2 * epsilon), counts(u_prime, 2 * epsilon), FALSE_ALARM)
+    assert (
+        abs(loss.log_ratio[loss.bins == 0][0] - exact)
+        < 5 * loss.standard_error[loss.bins == 0][0]
+    )
+    doubled = binned_loss(
+        counts(u, 2 * epsilon), counts(u_prime, 2 * epsilon), FALSE_ALARM
+    )
     assert doubled.lower_bound > epsilon
 
 
@@ -68,8 +82,11 @@ def test_randomized_response_is_epsilon_ldp():
     for eps, holds in [(epsilon, True), (2 * epsilon, False)]:
         from_zero = m.randomized_response(np.zeros(N, dtype=int), eps, rng)
         from_one = m.randomized_response(np.ones(N, dtype=int), eps, rng)
-        loss = binned_loss(np.bincount(from_zero, minlength=2), np.bincount(from_one, minlength=2),
-                           FALSE_ALARM)
+        loss = binned_loss(
+            np.bincount(from_zero, minlength=2),
+            np.bincount(from_one, minlength=2),
+            FALSE_ALARM,
+        )
         assert (loss.lower_bound <= epsilon) is holds
     assert loss.estimate == pytest.approx(2 * epsilon, abs=0.1)
 
@@ -84,29 +101,42 @@ def test_planar_laplace_is_geo_indistinguishable(distance):
     edges = np.linspace(-7, 7, 36)
     rng = np.random.default_rng(103)
     x, x_prime = np.zeros((N, 2)), np.tile([distance, 0.0], (N, 1))
-    loss = binned_loss(_planar_counts(m.planar_laplace(x, epsilon, rng), edges),
-                       _planar_counts(m.planar_laplace(x_prime, epsilon, rng), edges), FALSE_ALARM)
+    loss = binned_loss(
+        _planar_counts(m.planar_laplace(x, epsilon, rng), edges),
+        _planar_counts(m.planar_laplace(x_prime, epsilon, rng), edges),
+        FALSE_ALARM,
+    )
     assert loss.lower_bound <= epsilon * distance
     # Control: Gaussian noise of the same mean radius is not geo-indistinguishable.
     sigma = 2 / epsilon / np.sqrt(np.pi / 2)
-    wrong = binned_loss(_planar_counts(m.gaussian(x, sigma, rng), edges),
-                        _planar_counts(m.gaussian(x_prime, sigma, rng), edges), FALSE_ALARM)
+    wrong = binned_loss(
+        _planar_counts(m.gaussian(x, sigma, rng), edges),
+        _planar_counts(m.gaussian(x_prime, sigma, rng), edges),
+        FALSE_ALARM,
+    )
     assert wrong.lower_bound > epsilon * distance
 
 
 def test_laplace_ball_is_geo_indistinguishable_in_3d():
-    # Projecting onto the axis through both points is post-processing: the bound still holds.
+    # Projecting onto the axis through both points is post-processing: the bound still
+    # holds.
     epsilon, distance = 1.0, 1.0
     edges = np.linspace(-8, 9, 52)
     rng = np.random.default_rng(104)
     x = np.zeros((N, 3))
     x_prime = np.tile([distance, 0.0, 0.0], (N, 1))
-    loss = _loss_1d(m.laplace_ball(x, epsilon, rng)[:, 0], m.laplace_ball(x_prime, epsilon, rng)[:, 0],
-                    edges)
+    loss = _loss_1d(
+        m.laplace_ball(x, epsilon, rng)[:, 0],
+        m.laplace_ball(x_prime, epsilon, rng)[:, 0],
+        edges,
+    )
     assert loss.lower_bound <= epsilon * distance
     assert loss.estimate >= 0.8 * epsilon * distance
-    half = _loss_1d(m.laplace_ball(x, 2 * epsilon, rng)[:, 0],
-                    m.laplace_ball(x_prime, 2 * epsilon, rng)[:, 0], edges)
+    half = _loss_1d(
+        m.laplace_ball(x, 2 * epsilon, rng)[:, 0],
+        m.laplace_ball(x_prime, 2 * epsilon, rng)[:, 0],
+        edges,
+    )
     assert half.lower_bound > epsilon * distance
 
 

@@ -20,18 +20,28 @@ from dpnn import privbayes_arrays as arrays
 
 
 def _copy(points, labels, n_labels, epsilon, seed, degree, fast):
-    pts, lab, low, high, size = privbayes._checked(points, labels, n_labels, epsilon,
-                                                   (0.0, 1.0), degree, 20, None)
-    return privbayes._synthesize(pts, lab, n_labels, epsilon, seed, low, high, degree,
-                                 20, size, arrays=fast)
+    pts, lab, low, high, size = privbayes._checked(
+        points, labels, n_labels, epsilon, (0.0, 1.0), degree, 20, None
+    )
+    return privbayes._synthesize(
+        pts, lab, n_labels, epsilon, seed, low, high, degree, 20, size, arrays=fast
+    )
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, degree, n, epsilon, seed", [
-    ("iris", 2, None, 0.5, 11), ("iris", 2, None, 2.0, 12), ("moons", 2, 400, 1.0, 13),
-    ("breast_cancer", 1, 150, 0.5, 14), ("wine", 1, None, 1.0, 15)])
-def test_synthetic_copy_equals_datasynthesizers_own_functions(name, degree, n, epsilon,
-                                                              seed):
+@pytest.mark.parametrize(
+    "name, degree, n, epsilon, seed",
+    [
+        ("iris", 2, None, 0.5, 11),
+        ("iris", 2, None, 2.0, 12),
+        ("moons", 2, 400, 1.0, 13),
+        ("breast_cancer", 1, 150, 0.5, 14),
+        ("wine", 1, None, 1.0, 15),
+    ],
+)
+def test_synthetic_copy_equals_datasynthesizers_own_functions(
+    name, degree, n, epsilon, seed
+):
     points, labels = data.classification_dataset(name, seed=7)
     points, labels = points[:n], labels[:n]
     n_labels = int(labels.max() + 1)
@@ -43,8 +53,9 @@ def test_synthetic_copy_equals_datasynthesizers_own_functions(name, degree, n, e
 
 def _string_frame(rng, n=200, columns=5, space=False):
     """Encoded values as the network search sees them: bins 0..19 as strings."""
-    frame = pd.DataFrame({f"x{j}": rng.integers(0, 20, n).astype(str)
-                          for j in range(columns)})
+    frame = pd.DataFrame(
+        {f"x{j}": rng.integers(0, 20, n).astype(str) for j in range(columns)}
+    )
     names = np.array(["label0000", "label0001", "label0002"])
     frame["label"] = names[rng.integers(0, 3, n)]
     if space:  # a value with a space: joined strings no longer sort like tuples
@@ -86,34 +97,41 @@ def test_conditionals_equal_datasynthesizers_construction(degree, public):
     rng = np.random.default_rng(degree)
     encoded = pd.DataFrame({f"x{j}": rng.integers(0, 5, 300) for j in range(5)})
     encoded["x4"] = np.minimum(encoded["x4"], 3)  # a public value absent from the data
-    network = [("x1", ["x0"]), ("x2", ["x1", "x0"])][:min(degree, 2)]
+    network = [("x1", ["x0"]), ("x2", ["x1", "x0"])][: min(degree, 2)]
     names = ["x0", "x1", "x2", "x3", "x4"]
-    for child in names[len(network) + 1:]:
+    for child in names[len(network) + 1 :]:
         chosen = rng.choice(names.index(child), degree, replace=False)
         network.append((child, [names[i] for i in chosen]))
     saved = module.get_noisy_distribution_of_attributes
     try:
         if public:
             module.get_noisy_distribution_of_attributes = privbayes._public_marginals(
-                {n: 5 for n in names})
+                {n: 5 for n in names}
+            )
         np.random.seed(3)
-        expected = module.construct_noisy_conditional_distributions(network, encoded,
-                                                                     0.7)
+        expected = module.construct_noisy_conditional_distributions(
+            network, encoded, 0.7
+        )
         np.random.seed(3)
         found = arrays.construct_noisy_conditional_distributions(network, encoded, 0.7)
     finally:
         module.get_noisy_distribution_of_attributes = saved
     assert found == expected  # every key and every float
-    assert all(list(found[name]) == list(expected[name])  # and the keys' order
-               for name in found if isinstance(found[name], dict))
+    assert all(
+        list(found[name]) == list(expected[name])  # and the keys' order
+        for name in found
+        if isinstance(found[name], dict)
+    )
 
 
 def test_conditionals_split_on_arrays_for_the_public_tables():
     marginal = privbayes._public_marginals({"a": 3, "b": 2, "c": 4})
-    stats = marginal(["a", "b", "c"],
-                     pd.DataFrame({"a": [0, 2], "b": [1, 1], "c": [3, 0]}), 0.0)
-    table = arrays._conditionals(stats, ["a", "b"], "c",
-                                 lambda counts: counts / max(counts.sum(), 1))
+    stats = marginal(
+        ["a", "b", "c"], pd.DataFrame({"a": [0, 2], "b": [1, 1], "c": [3, 0]}), 0.0
+    )
+    table = arrays._conditionals(
+        stats, ["a", "b"], "c", lambda counts: counts / max(counts.sum(), 1)
+    )
     assert list(table) == [str([a, b]) for a in range(3) for b in range(2)]
     assert table["[0, 1]"] == [0, 0, 0, 1] and table["[2, 1]"] == [1, 0, 0, 0]
 
@@ -135,10 +153,17 @@ def test_sampling_equals_datasynthesizers_generator():
             "a": dist(3),
             "b": {str([a]): dist(4) for a in range(3)},
             # one parents' value left out: its records take the child's one-way marginal
-            "c": {str([b, a]): dist(2) for b in range(4) for a in range(3)
-                  if (a, b) != (1, 2)}},
-        "attribute_description": {name: {"distribution_probabilities": p}
-                                  for name, p in uniform.items()}}
+            "c": {
+                str([b, a]): dist(2)
+                for b in range(4)
+                for a in range(3)
+                if (a, b) != (1, 2)
+            },
+        },
+        "attribute_description": {
+            name: {"distribution_probabilities": p} for name, p in uniform.items()
+        },
+    }
     np.random.seed(5)
     expected = DataGenerator.generate_encoded_dataset(500, description)
     after_expected = np.random.random()

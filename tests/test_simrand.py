@@ -1,4 +1,5 @@
-"""Tests of dpnn.simrand: SimHash, SimRand, the Gaussian random-projection baseline, k-NN search.
+"""Tests of dpnn.simrand: SimHash, SimRand, the Gaussian random-projection baseline,
+k-NN search.
 
 Statistical tests use fixed seeds; each states its false-failure rate (for a
 correct implementation, over the choice of seed). Privacy checks come in pairs
@@ -19,12 +20,15 @@ from dpnn.audit import binned_loss
 FALSE_ALARM = 1e-3
 
 
-# --- SimHash --------------------------------------------------------------------------------
+# --- SimHash --------------------------------------------------------------------------
+
 
 def test_simhash_bits_are_signs_of_projection():
     r = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 1.0]])
     x = np.array([[2.0, -1.0], [0.0, 0.0]])
-    np.testing.assert_array_equal(s.simhash(x, r), [[True, False, False], [True, True, True]])
+    np.testing.assert_array_equal(
+        s.simhash(x, r), [[True, False, False], [True, True, True]]
+    )
     assert s.simhash(np.array([1.0, 1.0]), r).shape == (1, 3)
 
 
@@ -40,7 +44,9 @@ def test_angles_and_collision_probability_exact_values():
     a = np.array([[1.0, 0.0]])
     b = np.array([[1.0, 1.0], [0.0, 3.0], [-2.0, 0.0]])
     np.testing.assert_allclose(s.angles(a, b), [[np.pi / 4, np.pi / 2, np.pi]])
-    np.testing.assert_allclose(s.collision_probability([0, np.pi / 4, np.pi]), [1, 0.75, 0])
+    np.testing.assert_allclose(
+        s.collision_probability([0, np.pi / 4, np.pi]), [1, 0.75, 0]
+    )
     assert s.angle_from_hamming(16, 64) == pytest.approx(np.pi / 4)
 
 
@@ -58,10 +64,15 @@ def test_simhash_collision_rate_is_one_minus_theta_over_pi():
     assert abs(z) < stats.norm.isf(FALSE_ALARM / 2)
 
 
-# --- Sensitivity K and the flip probability -------------------------------------------------
+# --- Sensitivity K and the flip probability -------------------------------------------
+
 
 def test_sensitivity_bound_is_smallest_k_with_tail_below_delta():
-    for k, alpha, delta in [(64, np.pi / 8, 1e-5), (12, np.pi / 4, 1e-2), (256, 0.3, 1e-6)]:
+    for k, alpha, delta in [
+        (64, np.pi / 8, 1e-5),
+        (12, np.pi / 4, 1e-2),
+        (256, 0.3, 1e-6),
+    ]:
         big_k = s.sensitivity_bound(k, alpha, delta)
         q = alpha / np.pi
         assert stats.binom.sf(big_k, k, q) <= delta
@@ -69,7 +80,8 @@ def test_sensitivity_bound_is_smallest_k_with_tail_below_delta():
     # independent value: Binomial(10, 1/2) > 8 has probability 11/1024
     assert s.sensitivity_bound(10, np.pi / 2, 11 / 1024) == 8
     assert s.sensitivity_bound(10, np.pi / 2, 10 / 1024) == 9
-    assert s.sensitivity_bound(10, np.pi, 0.5) == 10  # alpha = pi: all bits always differ
+    # alpha = pi: all bits always differ
+    assert s.sensitivity_bound(10, np.pi, 0.5) == 10
 
 
 def test_chernoff_sensitivity_is_valid_and_never_below_exact():
@@ -97,7 +109,8 @@ def _popcount(values):
 
 @pytest.mark.parametrize("k", range(1, 13))
 def test_likelihood_ratio_bounded_exhaustively_when_at_most_k_bits_differ(k):
-    """Every output, every pair of hashes differing in <= K bits: ratio <= e^epsilon (k <= 12).
+    """Every output, every pair of hashes differing in <= K bits: ratio <= e^epsilon (k
+    <= 12).
 
     Flipping is XOR-equivariant (P(z | b) depends only on z XOR b), so all pairs
     (b, b') are covered by b ranging over all 2^k hashes and b' = b XOR m for
@@ -120,8 +133,14 @@ def test_likelihood_ratio_bounded_exhaustively_when_at_most_k_bits_differ(k):
     for b in bases:
         for weight in range(0, k + 1):
             chosen = masks[weights == weight]
-            others = np.stack([s.exact_output_log_probabilities((b ^ mask) >> np.arange(k - 1, -1, -1) & 1, p)
-                               for mask in chosen])
+            others = np.stack(
+                [
+                    s.exact_output_log_probabilities(
+                        (b ^ mask) >> np.arange(k - 1, -1, -1) & 1, p
+                    )
+                    for mask in chosen
+                ]
+            )
             worst = np.max(np.abs(log_p[b][None, :] - others))
             assert worst == pytest.approx(weight * epsilon / big_k, abs=1e-9)
             if weight <= big_k:
@@ -131,7 +150,10 @@ def test_likelihood_ratio_bounded_exhaustively_when_at_most_k_bits_differ(k):
 
 
 def test_exact_delta_is_at_most_binomial_tail():
-    for k, alpha, delta, epsilon in [(12, np.pi / 4, 1e-2, 1.0), (64, np.pi / 8, 1e-4, 2.0)]:
+    for k, alpha, delta, epsilon in [
+        (12, np.pi / 4, 1e-2, 1.0),
+        (64, np.pi / 8, 1e-4, 2.0),
+    ]:
         big_k = s.sensitivity_bound(k, alpha, delta)
         achieved = s.exact_delta(epsilon, k, alpha, big_k)
         assert 0 <= achieved <= stats.binom.sf(big_k, k, alpha / np.pi) <= delta
@@ -150,12 +172,15 @@ def test_exact_delta_brute_force_small_k():
         b2[:h] = 1
         pa = np.exp(s.exact_output_log_probabilities(b, p))
         pb = np.exp(s.exact_output_log_probabilities(b2, p))
-        total += stats.binom.pmf(h, k, theta / np.pi) * np.maximum(pa - np.e * pb, 0).sum()
+        total += (
+            stats.binom.pmf(h, k, theta / np.pi) * np.maximum(pa - np.e * pb, 0).sum()
+        )
     assert s.exact_delta(epsilon, k, theta, big_k) == pytest.approx(total, rel=1e-10)
 
 
 def test_simrand_flips_are_epsilon_dp_empirically():
-    """Audit flip_bits on hashes differing in K bits (pass) and 2K bits (must be caught)."""
+    """Audit flip_bits on hashes differing in K bits (pass) and 2K bits (must be
+    caught)."""
     rng = np.random.default_rng(5)
     k, big_k, epsilon, n = 6, 2, 1.0, 400_000
     weights = 2 ** np.arange(k - 1, -1, -1)
@@ -169,9 +194,10 @@ def test_simrand_flips_are_epsilon_dp_empirically():
         out = s.flip_bits(np.tile(bits, (n, 1)), epsilon, big_k, rng)
         return np.bincount(out.astype(int) @ weights, minlength=2**k)
 
-    # Three checks share the false-failure rate FALSE_ALARM (Bonferroni, a third each): the audit's
-    # lower bound stays <= epsilon; the bin where the loss is exactly epsilon is estimated within its
-    # z-standard errors; the negative control (2K bits, loss 2 epsilon) is caught.
+    # Three checks share the false-failure rate FALSE_ALARM (Bonferroni, a third each):
+    # the audit's lower bound stays <= epsilon; the bin where the loss is exactly
+    # epsilon is estimated within its z-standard errors; the negative control (2K bits,
+    # loss 2 epsilon) is caught.
     c_base = counts(base)
     loss = binned_loss(c_base, counts(near), FALSE_ALARM / 3)
     assert loss.lower_bound <= epsilon
@@ -191,7 +217,8 @@ def test_flip_bits_rate():
     assert abs(z) < stats.norm.isf(FALSE_ALARM / 2)
 
 
-# --- The de-biased angle estimator ----------------------------------------------------------
+# --- The de-biased angle estimator ----------------------------------------------------
+
 
 @pytest.mark.parametrize("both", [False, True])
 def test_debiased_angle_is_unbiased_over_1e5_trials(both):
@@ -232,26 +259,40 @@ def test_chebyshev_radius_covers():
     assert np.mean(np.abs(s.debiased_angle(h, k, p) - theta) >= t) <= failure
 
 
-# --- The Gaussian baseline ------------------------------------------------------------------
+# --- The Gaussian baseline ------------------------------------------------------------
+
 
 def test_classical_sigma_formula():
     assert s.gaussian_sigma_classical(2.0, 0.5, 1e-5) == pytest.approx(
-        2.0 * math.sqrt(2 * math.log(1.25e5)) / 0.5)
+        2.0 * math.sqrt(2 * math.log(1.25e5)) / 0.5
+    )
     with pytest.raises(ValueError, match="epsilon"):
         s.gaussian_sigma_classical(1.0, 1.0, 1e-5)
 
 
-@pytest.mark.parametrize("epsilon,delta,sensitivity", [(0.1, 1e-5, 1.0), (1.0, 1e-6, 0.3),
-                                                       (4.0, 1e-3, 2.0), (20.0, 1e-8, 1.0)])
+@pytest.mark.parametrize(
+    "epsilon,delta,sensitivity",
+    [(0.1, 1e-5, 1.0), (1.0, 1e-6, 0.3), (4.0, 1e-3, 2.0), (20.0, 1e-8, 1.0)],
+)
 def test_analytic_sigma_matches_dp_accounting(epsilon, delta, sensitivity):
-    """Balle-Wang sigma solves delta(sigma) = delta, checked with Google's dp_accounting."""
+    """Balle-Wang sigma solves delta(sigma) = delta, checked with Google's
+    dp_accounting."""
     from dp_accounting.pld.privacy_loss_mechanism import GaussianPrivacyLoss
 
     sigma = s.gaussian_sigma_analytic(sensitivity, epsilon, delta)
-    reference = GaussianPrivacyLoss(sigma, sensitivity=sensitivity).get_delta_for_epsilon(epsilon)
+    reference = GaussianPrivacyLoss(
+        sigma, sensitivity=sensitivity
+    ).get_delta_for_epsilon(epsilon)
     assert reference == pytest.approx(delta, rel=1e-6)
-    assert s.gaussian_delta(sigma, sensitivity, epsilon) == pytest.approx(delta, rel=1e-9)
-    assert GaussianPrivacyLoss(0.99 * sigma, sensitivity=sensitivity).get_delta_for_epsilon(epsilon) > delta
+    assert s.gaussian_delta(sigma, sensitivity, epsilon) == pytest.approx(
+        delta, rel=1e-9
+    )
+    assert (
+        GaussianPrivacyLoss(
+            0.99 * sigma, sensitivity=sensitivity
+        ).get_delta_for_epsilon(epsilon)
+        > delta
+    )
     if epsilon < 1:
         assert sigma < s.gaussian_sigma_classical(sensitivity, epsilon, delta)
 
@@ -259,8 +300,11 @@ def test_analytic_sigma_matches_dp_accounting(epsilon, delta, sensitivity):
 def test_projection_sensitivity_is_chi_square_quantile():
     k, alpha, delta = 16, 0.4, 1e-3
     value = s.projection_sensitivity(k, alpha, delta)
-    assert value == pytest.approx(2 * math.sin(0.2) * math.sqrt(stats.chi2.isf(1e-3, 16) / 16))
-    # simulate: fraction of projections stretching a fixed difference beyond the bound <= delta
+    assert value == pytest.approx(
+        2 * math.sin(0.2) * math.sqrt(stats.chi2.isf(1e-3, 16) / 16)
+    )
+    # simulate: fraction of projections stretching a fixed difference beyond the bound
+    # <= delta
     rng = np.random.default_rng(10)
     diff = np.zeros(5)
     diff[:2] = [1.0, 0.0]
@@ -280,14 +324,24 @@ def test_baseline_noise_scale_matches_its_calibration():
     release = s.gaussian_projection(x, k, epsilon, delta, alpha, rng)
     expected_sensitivity = s.projection_sensitivity(k, alpha, delta / 2)
     assert release.sensitivity == pytest.approx(expected_sensitivity)
-    assert release.sigma == pytest.approx(s.gaussian_sigma_analytic(expected_sensitivity, epsilon, delta / 2))
+    assert release.sigma == pytest.approx(
+        s.gaussian_sigma_analytic(expected_sensitivity, epsilon, delta / 2)
+    )
     noise = release.points - release.project(x)
     # variance test: sum of squares / sigma^2 ~ chi^2 with 10^5 d.o.f.; two-sided 1e-3
     statistic = np.sum(noise**2) / release.sigma**2
     dof = noise.size
-    assert stats.chi2.ppf(FALSE_ALARM / 2, dof) < statistic < stats.chi2.isf(FALSE_ALARM / 2, dof)
-    classical = s.gaussian_projection(x, k, epsilon, delta, alpha, rng, calibration="classical")
-    assert classical.sigma == pytest.approx(s.gaussian_sigma_classical(expected_sensitivity, epsilon, delta / 2))
+    assert (
+        stats.chi2.ppf(FALSE_ALARM / 2, dof)
+        < statistic
+        < stats.chi2.isf(FALSE_ALARM / 2, dof)
+    )
+    classical = s.gaussian_projection(
+        x, k, epsilon, delta, alpha, rng, calibration="classical"
+    )
+    assert classical.sigma == pytest.approx(
+        s.gaussian_sigma_classical(expected_sensitivity, epsilon, delta / 2)
+    )
 
 
 def test_gaussian_delta_monte_carlo_and_negative_control():
@@ -300,7 +354,8 @@ def test_gaussian_delta_monte_carlo_and_negative_control():
     sensitivity, epsilon, delta, n = 1.0, 1.0, 0.05, 400_000
 
     def estimate(sigma):
-        y = rng.normal(0.0, sigma, size=n)  # output on D, centred at f(D) = 0; f(D') = sensitivity
+        # output on D, centred at f(D) = 0; f(D') = sensitivity
+        y = rng.normal(0.0, sigma, size=n)
         loss = ((y - sensitivity) ** 2 - y**2) / (2 * sigma**2)
         terms = np.maximum(1 - np.exp(epsilon - loss), 0)
         return terms.mean(), terms.std(ddof=1) / math.sqrt(n)
@@ -323,7 +378,8 @@ def test_squared_distance_estimate_is_unbiased():
     assert abs(est.mean() - target) < 4 * est.std(ddof=1) / math.sqrt(est.size)
 
 
-# --- k-NN search ----------------------------------------------------------------------------
+# --- k-NN search ----------------------------------------------------------------------
+
 
 def test_knn_without_noise_recovers_exact_neighbours():
     rng = np.random.default_rng(14)
@@ -344,10 +400,14 @@ def test_knn_matches_brute_force_sort():
     x = rng.standard_normal((50, 4))
     q = rng.standard_normal((6, 4))
     got = s.exact_knn_angular(x, q, 5)
-    cos = (q / np.linalg.norm(q, axis=1, keepdims=True)) @ (x / np.linalg.norm(x, axis=1, keepdims=True)).T
+    cos = (q / np.linalg.norm(q, axis=1, keepdims=True)) @ (
+        x / np.linalg.norm(x, axis=1, keepdims=True)
+    ).T
     np.testing.assert_array_equal(got, np.argsort(-cos, axis=1, kind="stable")[:, :5])
     np.testing.assert_allclose(s.recall_at(got, got), 1.0)
-    assert s.recall_at(np.array([[1, 2, 3]]), np.array([[3, 4, 5]]))[0] == pytest.approx(1 / 3)
+    assert s.recall_at(np.array([[1, 2, 3]]), np.array([[3, 4, 5]]))[
+        0
+    ] == pytest.approx(1 / 3)
 
 
 def test_same_seed_same_release():
@@ -370,49 +430,61 @@ def test_datasets_load_offline():
     assert x.shape == (100, 16) and set(lab) <= set(range(4))
 
 
-# --- Bad inputs -----------------------------------------------------------------------------
+# --- Bad inputs -----------------------------------------------------------------------
 
 X = np.ones((3, 4))
 
 
-@pytest.mark.parametrize("call,name", [
-    (lambda: s.sensitivity_bound(10, 0.0, 1e-3), "alpha"),
-    (lambda: s.sensitivity_bound(10, -1.0, 1e-3), "alpha"),
-    (lambda: s.sensitivity_bound(10, np.pi + 0.01, 1e-3), "alpha"),
-    (lambda: s.sensitivity_bound(10, np.nan, 1e-3), "alpha"),
-    (lambda: s.sensitivity_bound(0, 0.5, 1e-3), "k"),
-    (lambda: s.sensitivity_bound(10, 0.5, 0.0), "delta"),
-    (lambda: s.sensitivity_bound(10, 0.5, 1.0), "delta"),
-    (lambda: s.sensitivity_bound(10, 0.5, 1e-3, method="magic"), "method"),
-    (lambda: s.simrand(X, 0, 1.0, 1e-3, 0.5, 0), "k"),
-    (lambda: s.simrand(X, 8, 0.0, 1e-3, 0.5, 0), "epsilon"),
-    (lambda: s.simrand(X, 8, -1.0, 1e-3, 0.5, 0), "epsilon"),
-    (lambda: s.simrand(X, 8, 1.0, 0.0, 0.5, 0), "delta"),
-    (lambda: s.simrand(X, 8, 1.0, 1.5, 0.5, 0), "delta"),
-    (lambda: s.simrand(X, 8, 1.0, 1e-3, 0.0, 0), "alpha"),
-    (lambda: s.simrand(X, 8, 1.0, 1e-3, 4.0, 0), "alpha"),
-    (lambda: s.simrand(np.full((2, 2), np.nan), 8, 1.0, 1e-3, 0.5, 0), "x"),
-    (lambda: s.gaussian_projection(X, 0, 1.0, 1e-3, 0.5, 0), "k"),
-    (lambda: s.gaussian_projection(X, 4, 0.0, 1e-3, 0.5, 0), "epsilon"),
-    (lambda: s.gaussian_projection(X, 4, 1.0, 1.0, 0.5, 0), "delta"),
-    (lambda: s.gaussian_projection(X, 4, 1.0, 1e-3, 0.0, 0), "alpha"),
-    (lambda: s.gaussian_projection(X, 4, 1.0, 1e-3, 0.5, 0, calibration="x"), "calibration"),
-    (lambda: s.gaussian_projection(np.zeros((2, 3)), 4, 1.0, 1e-3, 0.5, 0), "zero rows"),
-    (lambda: s.gaussian_sigma_analytic(1.0, 1.0, 0.0), "delta"),
-    (lambda: s.gaussian_sigma_analytic(0.0, 1.0, 0.1), "sensitivity"),
-    (lambda: s.gaussian_sigma_classical(1.0, -1.0, 0.1), "epsilon"),
-    (lambda: s.flip_probability(1.0, 0), "sensitivity"),
-    (lambda: s.flip_bits(np.array([0, 2]), 1.0, 1, 0), "bits"),
-    (lambda: s.debiased_angle(3, 0, 0.1), "k"),
-    (lambda: s.debiased_angle(3, 8, 0.5), "p"),
-    (lambda: s.projection(0, 3, 0), "k"),
-    (lambda: s.simhash(np.ones(3), np.ones((4, 2))), "r"),
-    (lambda: s.exact_delta(1.0, 8, 4.0, 2), "theta"),
-    (lambda: s.chebyshev_radius(0.5, 8, 0.1, 0.0), "failure"),
-    (lambda: s.knn_hamming(s.simrand(X, 8, 1.0, 1e-3, 0.5, 0), X, 4), "n_neighbours"),
-    (lambda: s.load_vectors("mnist"), "name"),
-    (lambda: s.clustered_vectors(10, 1, 2, 0.1, 0), "d"),
-])
+@pytest.mark.parametrize(
+    "call,name",
+    [
+        (lambda: s.sensitivity_bound(10, 0.0, 1e-3), "alpha"),
+        (lambda: s.sensitivity_bound(10, -1.0, 1e-3), "alpha"),
+        (lambda: s.sensitivity_bound(10, np.pi + 0.01, 1e-3), "alpha"),
+        (lambda: s.sensitivity_bound(10, np.nan, 1e-3), "alpha"),
+        (lambda: s.sensitivity_bound(0, 0.5, 1e-3), "k"),
+        (lambda: s.sensitivity_bound(10, 0.5, 0.0), "delta"),
+        (lambda: s.sensitivity_bound(10, 0.5, 1.0), "delta"),
+        (lambda: s.sensitivity_bound(10, 0.5, 1e-3, method="magic"), "method"),
+        (lambda: s.simrand(X, 0, 1.0, 1e-3, 0.5, 0), "k"),
+        (lambda: s.simrand(X, 8, 0.0, 1e-3, 0.5, 0), "epsilon"),
+        (lambda: s.simrand(X, 8, -1.0, 1e-3, 0.5, 0), "epsilon"),
+        (lambda: s.simrand(X, 8, 1.0, 0.0, 0.5, 0), "delta"),
+        (lambda: s.simrand(X, 8, 1.0, 1.5, 0.5, 0), "delta"),
+        (lambda: s.simrand(X, 8, 1.0, 1e-3, 0.0, 0), "alpha"),
+        (lambda: s.simrand(X, 8, 1.0, 1e-3, 4.0, 0), "alpha"),
+        (lambda: s.simrand(np.full((2, 2), np.nan), 8, 1.0, 1e-3, 0.5, 0), "x"),
+        (lambda: s.gaussian_projection(X, 0, 1.0, 1e-3, 0.5, 0), "k"),
+        (lambda: s.gaussian_projection(X, 4, 0.0, 1e-3, 0.5, 0), "epsilon"),
+        (lambda: s.gaussian_projection(X, 4, 1.0, 1.0, 0.5, 0), "delta"),
+        (lambda: s.gaussian_projection(X, 4, 1.0, 1e-3, 0.0, 0), "alpha"),
+        (
+            lambda: s.gaussian_projection(X, 4, 1.0, 1e-3, 0.5, 0, calibration="x"),
+            "calibration",
+        ),
+        (
+            lambda: s.gaussian_projection(np.zeros((2, 3)), 4, 1.0, 1e-3, 0.5, 0),
+            "zero rows",
+        ),
+        (lambda: s.gaussian_sigma_analytic(1.0, 1.0, 0.0), "delta"),
+        (lambda: s.gaussian_sigma_analytic(0.0, 1.0, 0.1), "sensitivity"),
+        (lambda: s.gaussian_sigma_classical(1.0, -1.0, 0.1), "epsilon"),
+        (lambda: s.flip_probability(1.0, 0), "sensitivity"),
+        (lambda: s.flip_bits(np.array([0, 2]), 1.0, 1, 0), "bits"),
+        (lambda: s.debiased_angle(3, 0, 0.1), "k"),
+        (lambda: s.debiased_angle(3, 8, 0.5), "p"),
+        (lambda: s.projection(0, 3, 0), "k"),
+        (lambda: s.simhash(np.ones(3), np.ones((4, 2))), "r"),
+        (lambda: s.exact_delta(1.0, 8, 4.0, 2), "theta"),
+        (lambda: s.chebyshev_radius(0.5, 8, 0.1, 0.0), "failure"),
+        (
+            lambda: s.knn_hamming(s.simrand(X, 8, 1.0, 1e-3, 0.5, 0), X, 4),
+            "n_neighbours",
+        ),
+        (lambda: s.load_vectors("mnist"), "name"),
+        (lambda: s.clustered_vectors(10, 1, 2, 0.1, 0), "d"),
+    ],
+)
 def test_bad_inputs_raise_value_error(call, name):
     with pytest.raises(ValueError, match=name):
         call()
@@ -425,7 +497,9 @@ def test_simulate_hamming_is_binomial_with_flipped_rate():
     h = s.simulate_hamming(theta, k, epsilon, big_k, trials, rng, chunk=7000)
     big_p = s.flipped_difference_probability(theta, s.flip_probability(epsilon, big_k))
     assert h.shape == (trials,)
-    assert abs(h.mean() - k * big_p) < stats.norm.isf(FALSE_ALARM / 2) * math.sqrt(k * big_p * (1 - big_p) / trials)
+    assert abs(h.mean() - k * big_p) < stats.norm.isf(FALSE_ALARM / 2) * math.sqrt(
+        k * big_p * (1 - big_p) / trials
+    )
 
 
 def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
@@ -435,11 +509,21 @@ def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
     from dpnn import plots
 
     before = dict(matplotlib.rcParams)
-    fig = plots.theory_vs_simulation([1, 2, 3], {"a": [1, 2, 3]}, {"a": [1.1, 2, 2.9]},
-                                     errors={"a": [0.1, 0.1, 0.1]}, xlabel="x", ylabel="y")
+    fig = plots.theory_vs_simulation(
+        [1, 2, 3],
+        {"a": [1, 2, 3]},
+        {"a": [1.1, 2, 2.9]},
+        errors={"a": [0.1, 0.1, 0.1]},
+        xlabel="x",
+        ylabel="y",
+    )
     assert isinstance(fig, matplotlib.figure.Figure)
-    fig2 = plots.recall_panels([1, 2], {"p1": {"m": [0.1, 0.2]}, "p2": {"m": [0.3, 0.4]}},
-                               xlabel="eps", ncols=3)
+    fig2 = plots.recall_panels(
+        [1, 2],
+        {"p1": {"m": [0.1, 0.2]}, "p2": {"m": [0.3, 0.4]}},
+        xlabel="eps",
+        ncols=3,
+    )
     assert len([ax for ax in fig2.axes if ax.axison]) == 2
     assert dict(matplotlib.rcParams) == before
     plt.close("all")
@@ -447,22 +531,47 @@ def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
 
 def test_recall_table_shape_and_extremes():
     x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
-    table = s.recall_table(x, [0.01, np.pi / 2], [2048], [1e-3, 1e6], n_queries=20, n_neighbours=5,
-                           repeats=2, delta=1e-5, rng=1)
+    table = s.recall_table(
+        x,
+        [0.01, np.pi / 2],
+        [2048],
+        [1e-3, 1e6],
+        n_queries=20,
+        n_neighbours=5,
+        repeats=2,
+        delta=1e-5,
+        rng=1,
+    )
     assert len(table) == 2 * 2 * 2
     assert set(table.method) == {"SimRand", "Gaussian RP"}
     assert table.recall.between(0, 1).all() and (table.se >= 0).all()
-    # epsilon = 1e6, alpha = 0.01: almost no noise, and 2048 projected dimensions distort little.
-    # Deterministic given the seed; the threshold 0.9 is far below the recall the noiseless
-    # projection reaches (1.0 here), so this checks the wiring, not a rate.
-    best = table[(table.method == "Gaussian RP") & (table.epsilon == 1e6) & (table["alpha/pi"] < 0.1)]
+    # epsilon = 1e6, alpha = 0.01: almost no noise, and 2048 projected dimensions
+    # distort little. Deterministic given the seed; the threshold 0.9 is far below the
+    # recall the noiseless projection reaches (1.0 here), so this checks the wiring, not
+    # a rate.
+    best = table[
+        (table.method == "Gaussian RP")
+        & (table.epsilon == 1e6)
+        & (table["alpha/pi"] < 0.1)
+    ]
     assert best.recall.iloc[0] > 0.9
     with pytest.raises(ValueError, match="n_queries"):
-        s.recall_table(x, [0.1], [8], [1.0], n_queries=118, n_neighbours=5, repeats=1, delta=1e-5, rng=0)
+        s.recall_table(
+            x,
+            [0.1],
+            [8],
+            [1.0],
+            n_queries=118,
+            n_neighbours=5,
+            repeats=1,
+            delta=1e-5,
+            rng=0,
+        )
 
 
 def test_recall_standard_error_over_projections():
     from dpnn.simrand import studies
+
     # three releases whose queries score 0.1, 0.2, 0.3: std(0.1, 0.2, 0.3) / sqrt(3)
     out = studies._errors([np.full(50, 0.1), np.full(50, 0.2), np.full(50, 0.3)])
     assert out["se_projections"] == pytest.approx(0.1 / np.sqrt(3))
@@ -472,8 +581,17 @@ def test_recall_standard_error_over_projections():
     one = studies._errors([np.full(50, 0.1)])
     assert np.isnan(one["se_projections"]) and one["se"] == one["se_queries"]
     x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
-    table = s.recall_table(x, [np.pi / 4], [16], [4.0], n_queries=20, n_neighbours=5,
-                           repeats=3, delta=1e-5, rng=1)
+    table = s.recall_table(
+        x,
+        [np.pi / 4],
+        [16],
+        [4.0],
+        n_queries=20,
+        n_neighbours=5,
+        repeats=3,
+        delta=1e-5,
+        rng=1,
+    )
     assert (table.se_projections >= 0).all() and table.se_projections.notna().all()
     assert (table.se >= table.se_projections - 1e-15).all()
 
@@ -481,22 +599,44 @@ def test_recall_standard_error_over_projections():
 def test_estimator_study_matches_its_parts():
     import numpy as np
     from dpnn import simrand as sr
-    table = sr.estimator_study(1.0, [32, 64], [2.0, 8.0], np.pi / 4, 1e-5, 2000, np.random.default_rng(0))
-    assert list(table["k"]) == [32, 32, 64, 64] and list(table["epsilon"]) == [2.0, 8.0, 2.0, 8.0]
+
+    table = sr.estimator_study(
+        1.0, [32, 64], [2.0, 8.0], np.pi / 4, 1e-5, 2000, np.random.default_rng(0)
+    )
+    assert list(table["k"]) == [32, 32, 64, 64] and list(table["epsilon"]) == [
+        2.0,
+        8.0,
+        2.0,
+        8.0,
+    ]
     assert table["K"].iloc[0] == sr.sensitivity_bound(32, np.pi / 4, 1e-5)
-    # Unbiased: four means, each within z standard errors (z for FALSE_ALARM / 8 two-sided per mean).
+    # Unbiased: four means, each within z standard errors (z for FALSE_ALARM / 8
+    # two-sided per mean).
     z = stats.norm.isf(FALSE_ALARM / 2 / 4 / 2)
     assert np.all(np.abs(table["mean"] - 1.0) < z * table["se"])
-    # The sample std of 2000 trials has relative standard error about 1/sqrt(2 (2000 - 1)) = 0.0158
-    # (normal approximation); z of the other half of FALSE_ALARM over four cases.
-    assert np.all(np.abs(table["std"] / table["std_theory"] - 1) < z / math.sqrt(2 * 1999))
+    # The sample std of 2000 trials has relative standard error about 1/sqrt(2 (2000 -
+    # 1)) = 0.0158 (normal approximation); z of the other half of FALSE_ALARM over four
+    # cases.
+    assert np.all(
+        np.abs(table["std"] / table["std_theory"] - 1) < z / math.sqrt(2 * 1999)
+    )
 
 
 def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
     data, _ = s.load_vectors("digits")
     args = dict(n_queries=60, n_neighbours=10, repeats=1, delta=1e-5)
-    plain = s.recall_table(data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), **args)
-    both = s.recall_table(data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), ceiling=True, **args)
+    plain = s.recall_table(
+        data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), **args
+    )
+    both = s.recall_table(
+        data,
+        [np.pi / 8],
+        [16],
+        [1, 16],
+        rng=np.random.default_rng(0),
+        ceiling=True,
+        **args,
+    )
     private = both[~both.method.str.contains("no noise")].reset_index(drop=True)
     assert plain.equals(private)  # the ceiling draws from a child generator
     ceiling = both[both.method.str.contains("no noise")]
@@ -506,8 +646,19 @@ def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
     assert ceiling.groupby("method").recall.nunique().eq(1).all()
 
 
-@pytest.mark.parametrize("case", ["continuous", "integer ties", "all equal", "sorted rows",
-                                  "reversed rows", "one row", "n = N", "n = 1"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "continuous",
+        "integer ties",
+        "all equal",
+        "sorted rows",
+        "reversed rows",
+        "one row",
+        "n = N",
+        "n = 1",
+    ],
+)
 def test_top_is_the_n_smallest_by_score_then_index(case):
     """Against a full sort of every row by (score, index), the brute-force answer."""
     from dpnn.simrand.search import _top
@@ -548,12 +699,21 @@ def test_hamming_is_exact_up_to_its_bound_and_refuses_more_bits():
 
 
 def _recall_rows(settings):
-    """A recall_table-like frame from {(alpha/pi, k, epsilon): ((r1, se1), (r2, se2))}."""
+    """A recall_table-like frame from {(alpha/pi, k, epsilon): ((r1, se1), (r2,
+    se2))}."""
     rows = []
     for (a, k, e), pairs in settings.items():
         for method, (r, se) in zip(("SimRand", "Gaussian RP"), pairs):
-            rows.append({"alpha/pi": a, "k": k, "epsilon": e, "method": method,
-                         "recall": r, "se": se})
+            rows.append(
+                {
+                    "alpha/pi": a,
+                    "k": k,
+                    "epsilon": e,
+                    "method": method,
+                    "recall": r,
+                    "se": se,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -578,16 +738,28 @@ def test_winners_apply_three_standard_errors_and_the_margin():
 
 
 def test_win_sentences_group_budgets_shared_by_several_k():
-    wins = {(16, 4.0): 0.2, (16, 8.0): 0.3, (64, 4.0): 0.25, (64, 8.0): 0.1,
-            (256, 128.0): 0.05, (256, 4.0): -0.4}
-    settings = {(0.125, k, e): ((0.5 + d, 0.0), (0.5, 0.0)) for (k, e), d in wins.items()}
+    wins = {
+        (16, 4.0): 0.2,
+        (16, 8.0): 0.3,
+        (64, 4.0): 0.25,
+        (64, 8.0): 0.1,
+        (256, 128.0): 0.05,
+        (256, 4.0): -0.4,
+    }
+    settings = {
+        (0.125, k, e): ((0.5 + d, 0.0), (0.5, 0.0)) for (k, e), d in wins.items()
+    }
     wide = s.winners(_recall_rows(settings), 0.02)
-    assert s.won_at(wide, "SimRand") == "at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256"
+    assert (
+        s.won_at(wide, "SimRand")
+        == "at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256"
+    )
     assert s.won_at(wide, "Gaussian RP") == "at ε = 4 for k = 256"
     assert s.largest_win(wide, "SimRand") == "0.80 against 0.50 at k = 16, ε = 8"
     assert s.largest_win(wide, "Gaussian RP") == "0.50 against 0.10 at k = 256, ε = 4"
     only = wide[wide.k == 16]
     assert s.wins_sentence(only) == (
         "SimRand wins at ε = 4, 8 for k = 16 (largest win 0.80 against 0.50 at k = 16, "
-        "ε = 8); the baseline wins nowhere")
+        "ε = 8); the baseline wins nowhere"
+    )
     assert (s.pi_text(1), s.pi_text(0.125), s.pi_text(0.03125)) == ("π", "π/8", "π/32")

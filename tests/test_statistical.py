@@ -20,7 +20,9 @@ N = 40_000
 
 def rng_for(test: int, *parameters) -> np.random.Generator:
     """A stream of its own for each test and each parameter case."""
-    return np.random.default_rng([test, *(int(round(float(p) * 1e6)) for p in parameters)])
+    return np.random.default_rng(
+        [test, *(int(round(float(p) * 1e6)) for p in parameters)]
+    )
 
 
 @pytest.mark.parametrize("epsilon", [0.01, 0.5, 3.0])
@@ -33,7 +35,10 @@ def test_planar_laplace_radius_is_gamma_2(epsilon):
 def test_planar_laplace_angle_is_uniform():
     noise = m.planar_laplace(np.zeros((N, 2)), 0.2, np.random.default_rng(12))
     angle = np.arctan2(noise[:, 1], noise[:, 0])
-    assert stats.kstest(angle, stats.uniform(loc=-np.pi, scale=2 * np.pi).cdf).pvalue > ALPHA
+    assert (
+        stats.kstest(angle, stats.uniform(loc=-np.pi, scale=2 * np.pi).cdf).pvalue
+        > ALPHA
+    )
 
 
 @pytest.mark.parametrize("dimension", [1, 2, 3, 5, 10])
@@ -41,7 +46,10 @@ def test_laplace_ball_radius_is_gamma_d(dimension):
     epsilon = 0.7
     noise = m.laplace_ball(np.zeros((N, dimension)), epsilon, rng_for(13, dimension))
     radius = np.linalg.norm(noise, axis=1)
-    assert stats.kstest(radius, stats.gamma(a=dimension, scale=1 / epsilon).cdf).pvalue > ALPHA
+    assert (
+        stats.kstest(radius, stats.gamma(a=dimension, scale=1 / epsilon).cdf).pvalue
+        > ALPHA
+    )
 
 
 def test_laplace_ball_in_one_dimension_is_laplace():
@@ -50,17 +58,26 @@ def test_laplace_ball_in_one_dimension_is_laplace():
 
 
 def test_laplace_ball_direction_is_uniform_on_the_sphere():
-    # For a uniform direction u in R^3, each coordinate u_i is uniform on [-1, 1] (Archimedes).
+    # For a uniform direction u in R^3, each coordinate u_i is uniform on [-1, 1]
+    # (Archimedes).
     noise = m.laplace_ball(np.zeros((N, 3)), 1.0, np.random.default_rng(15))
     u = noise / np.linalg.norm(noise, axis=1, keepdims=True)
     for axis in range(3):
-        assert stats.kstest(u[:, axis], stats.uniform(loc=-1, scale=2).cdf).pvalue > ALPHA / 3
+        assert (
+            stats.kstest(u[:, axis], stats.uniform(loc=-1, scale=2).cdf).pvalue
+            > ALPHA / 3
+        )
 
 
 @pytest.mark.parametrize("sensitivity, epsilon", [(1.0, 1.0), (3.0, 0.1)])
 def test_laplace_noise_has_scale_sensitivity_over_epsilon(sensitivity, epsilon):
-    noise = m.laplace(np.zeros(N), sensitivity, epsilon, rng_for(16, sensitivity, epsilon))
-    assert stats.kstest(noise, stats.laplace(scale=sensitivity / epsilon).cdf).pvalue > ALPHA
+    noise = m.laplace(
+        np.zeros(N), sensitivity, epsilon, rng_for(16, sensitivity, epsilon)
+    )
+    assert (
+        stats.kstest(noise, stats.laplace(scale=sensitivity / epsilon).cdf).pvalue
+        > ALPHA
+    )
 
 
 def test_gaussian_noise_has_scale_sigma():
@@ -72,7 +89,9 @@ def test_gaussian_noise_has_scale_sigma():
 def test_exponential_frequencies_match_probabilities(epsilon, sensitivity):
     utilities = np.array([0.0, 1.0, 2.0, 3.0, 5.0, -2.0])
     rows = np.tile(utilities, (N, 1))
-    choices = m.exponential(rows, epsilon, sensitivity, rng_for(18, epsilon, sensitivity))
+    choices = m.exponential(
+        rows, epsilon, sensitivity, rng_for(18, epsilon, sensitivity)
+    )
     observed = np.bincount(choices, minlength=utilities.size)
     expected = N * m.exponential_probabilities(utilities, epsilon, sensitivity)
     assert stats.chisquare(observed, expected).pvalue > ALPHA
@@ -84,7 +103,7 @@ def test_exponential_uses_each_rows_own_utilities():
     rows = np.repeat(utilities, N // 2, axis=0)
     choices = m.exponential(rows, 1.0, 1.0, rng)
     for r in range(2):
-        observed = np.bincount(choices[r * (N // 2):(r + 1) * (N // 2)], minlength=3)
+        observed = np.bincount(choices[r * (N // 2) : (r + 1) * (N // 2)], minlength=3)
         expected = (N // 2) * m.exponential_probabilities(utilities[r], 1.0, 1.0)
         assert stats.chisquare(observed, expected).pvalue > ALPHA / 2
 

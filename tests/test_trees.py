@@ -22,32 +22,55 @@ def check_invariants(points, tree):
         left, right = tree.left[node], tree.right[node]
         if left >= 0:
             assert tree.depth[left] == tree.depth[node] + 1 and tree.lo[left] == lo
-            assert np.all(data[tree.order[tree.lo[left]:tree.hi[left]], tree.axis[node]] <= tree.split[node])
+            assert np.all(
+                data[tree.order[tree.lo[left] : tree.hi[left]], tree.axis[node]]
+                <= tree.split[node]
+            )
         if right >= 0:
             assert tree.depth[right] == tree.depth[node] + 1 and tree.hi[right] == hi
-            assert np.all(data[tree.order[tree.lo[right]:tree.hi[right]], tree.axis[node]] >= tree.split[node])
+            assert np.all(
+                data[tree.order[tree.lo[right] : tree.hi[right]], tree.axis[node]]
+                >= tree.split[node]
+            )
         assert tree.split[node] == data[tree.point[node], tree.axis[node]]
         if tree.leaf_only:
             if left < 0:
                 assert right < 0 and hi - lo == 1 and tree.point[node] == tree.order[lo]
             else:
-                # Alg. 10: floor(n/2) points go left, the rest (the median included) right.
-                assert tree.hi[left] - lo == (hi - lo) // 2 and tree.lo[right] == tree.hi[left]
+                # Alg. 10: floor(n/2) points go left, the rest (the median included)
+                # right.
+                assert (
+                    tree.hi[left] - lo == (hi - lo) // 2
+                    and tree.lo[right] == tree.hi[left]
+                )
     if tree.leaf_only:
         inner = tree.left >= 0
-        assert np.all(tree.right[inner] == tree.left[inner] + 1), "siblings are stored side by side"
+        assert np.all(tree.right[inner] == tree.left[inner] + 1), (
+            "siblings are stored side by side"
+        )
         leaves = np.flatnonzero(tree.is_leaf)
         assert len(leaves) == n and tree.n_nodes == 2 * n - 1
-        assert tree.tree_height == math.ceil(math.log2(n)) if n > 1 else tree.tree_height == 0
+        assert (
+            tree.tree_height == math.ceil(math.log2(n))
+            if n > 1
+            else tree.tree_height == 0
+        )
         assert np.array_equal(np.sort(tree.point[leaves]), np.arange(n))
     else:
         assert tree.n_nodes == n and np.array_equal(np.sort(tree.point), np.arange(n))
 
 
 @settings(max_examples=60, deadline=None)
-@given(n=st.integers(1, 300), d=st.integers(1, 3), levels=st.integers(1, 1000), leaf_only=st.booleans(),
-       seed=st.integers(0, 2**32 - 1))
-def test_kd_invariants_hold_for_random_shapes_with_duplicates(n, d, levels, leaf_only, seed):
+@given(
+    n=st.integers(1, 300),
+    d=st.integers(1, 3),
+    levels=st.integers(1, 1000),
+    leaf_only=st.booleans(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_kd_invariants_hold_for_random_shapes_with_duplicates(
+    n, d, levels, leaf_only, seed
+):
     # Few distinct levels means many duplicate coordinates.
     points = np.random.default_rng(seed).integers(0, levels, size=(n, d)).astype(float)
     tree = build_tree(points[:, 0] if d == 1 else points, leaf_only=leaf_only)
@@ -61,7 +84,9 @@ def test_exact_nn_equals_ckdtree_on_10000_queries(d, leaf_only):
     points = rng.uniform(0, 1e9, size=(5000, d))
     queries = rng.uniform(-1e8, 1.1e9, size=(10_000, d))
     tree = build_tree(points[:, 0] if d == 1 else points, leaf_only=leaf_only)
-    distances, indices = nearest_neighbors(tree, queries[:, 0] if d == 1 else queries, k=1)
+    distances, indices = nearest_neighbors(
+        tree, queries[:, 0] if d == 1 else queries, k=1
+    )
     expected_distances, expected = cKDTree(points).query(queries, k=1)
     np.testing.assert_allclose(distances[:, 0], expected_distances, rtol=1e-12)
     np.testing.assert_array_equal(indices[:, 0], expected)  # continuous data: no ties
@@ -90,7 +115,11 @@ def test_tree_neighbors_are_adjacent_leaves():
     tree = build_tree(points)
     leaf = tree.leaf_of_point()[3]  # the leaf holding 3.0
     assert sorted(points[tree_neighbors(tree, leaf, 1)]) == [1.0, 3.0, 5.0]
-    assert list(points[tree_neighbors(tree, tree.leaf_of_point()[1], 2)]) == [1.0, 3.0, 5.0]
+    assert list(points[tree_neighbors(tree, tree.leaf_of_point()[1], 2)]) == [
+        1.0,
+        3.0,
+        5.0,
+    ]
 
 
 def test_bad_input_is_named():
@@ -101,7 +130,9 @@ def test_bad_input_is_named():
         build_tree([])
     with pytest.raises(ValueError, match="queries must have dimension 1"):
         nearest_neighbors(tree, np.zeros((3, 2)))
-    with pytest.raises(ValueError, match=r"k must be between 1 and the number of points \(8\)"):
+    with pytest.raises(
+        ValueError, match=r"k must be between 1 and the number of points \(8\)"
+    ):
         nearest_neighbors(tree, [1.0], k=9)
     with pytest.raises(ValueError, match="leaf must be the index of a leaf node"):
         tree_neighbors(tree, 0, 1)

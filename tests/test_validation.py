@@ -20,8 +20,14 @@ BAD_EPSILONS = [0, -1.0, np.inf, np.nan, "1", None, True]
         lambda e: m.planar_laplace([0.0, 0.0], e, RNG),
         lambda e: m.laplace_ball([[0.0, 0.0, 0.0]], e, RNG),
     ],
-    ids=["laplace", "exponential", "exponential_probabilities", "randomized_response",
-         "planar_laplace", "laplace_ball"],
+    ids=[
+        "laplace",
+        "exponential",
+        "exponential_probabilities",
+        "randomized_response",
+        "planar_laplace",
+        "laplace_ball",
+    ],
 )
 def test_bad_epsilon_is_named(call, epsilon):
     with pytest.raises(ValueError, match=r"epsilon must be a finite real number > 0"):
@@ -30,9 +36,13 @@ def test_bad_epsilon_is_named(call, epsilon):
 
 @pytest.mark.parametrize("sensitivity", [0, -2.0, np.inf, np.nan])
 def test_bad_sensitivity_is_named(sensitivity):
-    with pytest.raises(ValueError, match="sensitivity must be a finite real number > 0"):
+    with pytest.raises(
+        ValueError, match="sensitivity must be a finite real number > 0"
+    ):
         m.laplace([1.0], sensitivity, 1.0, RNG)
-    with pytest.raises(ValueError, match="sensitivity must be a finite real number > 0"):
+    with pytest.raises(
+        ValueError, match="sensitivity must be a finite real number > 0"
+    ):
         m.exponential([[0.0, 1.0]], 1.0, sensitivity, RNG)
 
 
@@ -52,7 +62,9 @@ def test_bad_sigma_is_named(sigma):
         (lambda x: m.gaussian(x, 1.0, RNG), "points"),
     ],
 )
-@pytest.mark.parametrize("data", [[], [[0.0, np.nan]], [[0.0, np.inf]]], ids=["empty", "nan", "inf"])
+@pytest.mark.parametrize(
+    "data", [[], [[0.0, np.nan]], [[0.0, np.inf]]], ids=["empty", "nan", "inf"]
+)
 def test_bad_data_is_named(call, name, data):
     with pytest.raises(ValueError, match=name):
         call(data)
@@ -88,7 +100,9 @@ def test_planar_radius_p_out_of_range():
 
 
 def test_overflowing_scale_is_rejected():
-    with pytest.raises(ValueError, match=r"epsilon / \(2 \* sensitivity\) must be finite"):
+    with pytest.raises(
+        ValueError, match=r"epsilon / \(2 \* sensitivity\) must be finite"
+    ):
         m.exponential([[0.0, 1.0]], 1e300, 1e-300, RNG)
 
 
@@ -97,6 +111,9 @@ def test_finite_array_allows_an_empty_private_dataset_only_when_asked():
 
     with pytest.raises(ValueError, match="points must not be empty"):
         finite_array(np.zeros((0, 2)), "points", ndim=(2,))
-    assert finite_array(np.zeros((0, 2)), "points", ndim=(2,), allow_empty=True).shape == (0, 2)
-    with pytest.raises(ValueError, match="points must be a 2-D array"):  # the public shape is still checked
+    assert finite_array(
+        np.zeros((0, 2)), "points", ndim=(2,), allow_empty=True
+    ).shape == (0, 2)
+    # the public shape is still checked
+    with pytest.raises(ValueError, match="points must be a 2-D array"):
         finite_array(np.zeros((0, 2, 2)), "points", ndim=(2,), allow_empty=True)

@@ -15,7 +15,9 @@ import numpy as np
 
 def positive_finite(value, name: str) -> float:
     """Return ``value`` as a float if it is a finite real number > 0."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+    if isinstance(value, bool) or not isinstance(
+        value, (Real, np.floating, np.integer)
+    ):
         raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
     value = float(value)
     if not math.isfinite(value) or value <= 0:
@@ -25,7 +27,9 @@ def positive_finite(value, name: str) -> float:
 
 def nonnegative_finite(value, name: str) -> float:
     """Return ``value`` as a float if it is a finite real number >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+    if isinstance(value, bool) or not isinstance(
+        value, (Real, np.floating, np.integer)
+    ):
         raise ValueError(f"{name} must be a finite real number >= 0, got {value!r}")
     value = float(value)
     if not math.isfinite(value) or value < 0:
@@ -35,7 +39,9 @@ def nonnegative_finite(value, name: str) -> float:
 
 def probability_open(value, name: str) -> float:
     """Return ``value`` as a float if it lies in the open interval (0, 1)."""
-    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+    if isinstance(value, bool) or not isinstance(
+        value, (Real, np.floating, np.integer)
+    ):
         raise ValueError(f"{name} must be a real number in (0, 1), got {value!r}")
     value = float(value)
     if not (0.0 < value < 1.0):
@@ -52,8 +58,11 @@ def positive_int(value, name: str, minimum: int = 1) -> int:
     return int(value)
 
 
-def finite_array(values, name: str, ndim: tuple[int, ...] | None = None, allow_empty: bool = False) -> np.ndarray:
-    """Return ``values`` as a float array with no NaN or infinity, non-empty unless ``allow_empty``.
+def finite_array(
+    values, name: str, ndim: tuple[int, ...] | None = None, allow_empty: bool = False
+) -> np.ndarray:
+    """Return ``values`` as a float array with no NaN or infinity, non-empty unless
+    ``allow_empty``.
 
     ``ndim`` lists the accepted numbers of dimensions (``None`` accepts any).
     ``allow_empty=True`` is for a private dataset: its size is private, so a
@@ -64,14 +73,18 @@ def finite_array(values, name: str, ndim: tuple[int, ...] | None = None, allow_e
     try:
         array = np.asarray(values, dtype=float)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"{name} must be an array of finite real numbers ({error})") from None
+        raise ValueError(
+            f"{name} must be an array of finite real numbers ({error})"
+        ) from None
     if ndim is not None and array.ndim not in ndim:
         allowed = " or ".join(f"{d}-D" for d in ndim)
         raise ValueError(f"{name} must be a {allowed} array, got shape {array.shape}")
     if array.size == 0 and not allow_empty:
         raise ValueError(f"{name} must not be empty, got shape {array.shape}")
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name} must contain only finite numbers (no NaN or infinity)")
+        raise ValueError(
+            f"{name} must contain only finite numbers (no NaN or infinity)"
+        )
     return array
 
 
@@ -79,8 +92,13 @@ def generator(rng, name: str = "rng") -> np.random.Generator:
     """Return ``rng`` if it is a ``numpy.random.Generator``; an int seed makes one."""
     if isinstance(rng, np.random.Generator):
         return rng
-    if isinstance(rng, (Integral, np.integer)) and not isinstance(rng, bool) and rng >= 0:
+    if (
+        isinstance(rng, (Integral, np.integer))
+        and not isinstance(rng, bool)
+        and rng >= 0
+    ):
         return np.random.default_rng(int(rng))
     raise ValueError(
-        f"{name} must be a numpy.random.Generator or a non-negative integer seed, got {rng!r}"
+        f"{name} must be a numpy.random.Generator "
+        f"or a non-negative integer seed, got {rng!r}"
     )

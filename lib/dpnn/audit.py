@@ -43,8 +43,11 @@ class BinnedLoss:
         return float(np.max(np.abs(self.log_ratio) - self.z * self.standard_error))
 
 
-def binned_loss(counts_a, counts_b, false_alarm: float = 1e-3, min_count: int = 100) -> BinnedLoss:
-    """Estimate the privacy loss from output counts of M(D) and M(D') over the same bins.
+def binned_loss(
+    counts_a, counts_b, false_alarm: float = 1e-3, min_count: int = 100
+) -> BinnedLoss:
+    """Estimate the privacy loss from output counts of M(D) and M(D') over the same
+    bins.
 
     ``counts_a`` and ``counts_b`` are histograms of equal shape (any number of
     dimensions). Bins where either count is below ``min_count`` are dropped.
@@ -56,13 +59,19 @@ def binned_loss(counts_a, counts_b, false_alarm: float = 1e-3, min_count: int = 
             f"counts_a and counts_b must be non-empty histograms of equal shape, "
             f"got {np.shape(counts_a)} and {np.shape(counts_b)}"
         )
-    if np.any(a < 0) or np.any(b < 0) or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+    if (
+        np.any(a < 0)
+        or np.any(b < 0)
+        or not (np.all(np.isfinite(a)) and np.all(np.isfinite(b)))
+    ):
         raise ValueError("counts_a and counts_b must contain finite counts >= 0")
     false_alarm = probability_open(false_alarm, "false_alarm")
     min_count = positive_int(min_count, "min_count")
     kept = np.flatnonzero((a >= min_count) & (b >= min_count))
     if kept.size == 0:
-        raise ValueError(f"no bin has min_count={min_count} samples on both inputs; use more samples")
+        raise ValueError(
+            f"no bin has min_count={min_count} samples on both inputs; use more samples"
+        )
     n_a, n_b = a.sum(), b.sum()
     c_a, c_b = a[kept], b[kept]
     log_ratio = np.log(c_a / n_a) - np.log(c_b / n_b)
@@ -82,4 +91,6 @@ def gaussian_privacy_loss(samples, mean_a, mean_b, sigma):
     y = np.atleast_2d(np.asarray(samples, dtype=float))
     mean_a = np.asarray(mean_a, dtype=float)
     mean_b = np.asarray(mean_b, dtype=float)
-    return (np.sum((y - mean_b) ** 2, axis=1) - np.sum((y - mean_a) ** 2, axis=1)) / (2 * sigma**2)
+    return (np.sum((y - mean_b) ** 2, axis=1) - np.sum((y - mean_a) ** 2, axis=1)) / (
+        2 * sigma**2
+    )

@@ -54,7 +54,8 @@ def geo_nn(points, queries, epsilon, k, rng):
         queries = queries.reshape(-1, 1)
     if queries.ndim != 2 or queries.shape[1] != data.shape[1]:
         raise ValueError(
-            f"queries must have shape (m, {data.shape[1]}) like points, got shape {queries.shape}"
+            f"queries must have shape (m, {data.shape[1]}) like points, got shape "
+            f"{queries.shape}"
         )
     noisy = perturb_location(queries, epsilon, generator(rng))
     _, index = cKDTree(data).query(noisy, k=k)
@@ -62,12 +63,20 @@ def geo_nn(points, queries, epsilon, k, rng):
 
 
 # --- the follow-up's local mechanisms for locations on a bounded domain ---------------
-# The thesis's author and a collaborator compared DP-TT with two newer local mechanisms (public
-# repository d1shs0ap/dpnn, src/run_mse.py: sample_sm and sample_lsrr at eps_cmp * 0.1 and * 3).
-# Both release a point of the domain, so the server answers the k-NN of the released point, as GEO.
+# The thesis's author and a collaborator compared DP-TT with two newer local mechanisms
+# (public repository d1shs0ap/dpnn, src/run_mse.py: sample_sm and sample_lsrr at eps_cmp
+# * 0.1 and * 3). Both release a point of the domain, so the server answers the k-NN of
+# the released point, as GEO.
 
-__all__ += ["check_domain", "square_side", "square_mechanism", "square_mechanism_mse",
-            "lsrr_probabilities", "lsrr", "lsrr_mse"]
+__all__ += [
+    "check_domain",
+    "square_side",
+    "square_mechanism",
+    "square_mechanism_mse",
+    "lsrr_probabilities",
+    "lsrr",
+    "lsrr_mse",
+]
 
 
 def check_domain(domain, dimension=None) -> np.ndarray:
@@ -75,17 +84,24 @@ def check_domain(domain, dimension=None) -> np.ndarray:
     box = finite_array(domain, "domain", ndim=(1, 2))
     box = box.reshape(1, 2) if box.ndim == 1 and box.size == 2 else box
     if box.ndim != 2 or box.shape[1] != 2 or np.any(box[:, 0] >= box[:, 1]):
-        raise ValueError(f"domain must be (low, high) per dimension, shape (d, 2) with low < high, "
-                         f"got {np.asarray(domain).tolist()!r}")
+        raise ValueError(
+            f"domain must be (low, high) per dimension, shape (d, 2) with low < high, "
+            f"got {np.asarray(domain).tolist()!r}"
+        )
     if dimension is not None and box.shape[0] != dimension:
-        raise ValueError(f"domain must have one (low, high) row per dimension ({dimension}), got {box.shape[0]}")
+        raise ValueError(
+            "domain must have one (low, high) row per "
+            f"dimension ({dimension}), got {box.shape[0]}"
+        )
     with np.errstate(over="ignore", under="ignore"):
         widths = box[:, 1] - box[:, 0]
         volume = float(np.prod(widths))
     if not (np.all(np.isfinite(widths)) and np.isfinite(volume) and volume > 0):
-        raise ValueError("domain must have finite side lengths high - low and a volume "
-                         "prod(high - low) in the float range (0, 1.8e308), got "
-                         f"{np.asarray(domain).tolist()!r}")
+        raise ValueError(
+            "domain must have finite side lengths high - low and a volume "
+            "prod(high - low) in the float range (0, 1.8e308), got "
+            f"{np.asarray(domain).tolist()!r}"
+        )
     return box
 
 
@@ -95,22 +111,30 @@ def _domain_points(points, domain):
     box = check_domain(domain)
     x = raw.reshape(-1, 1) if raw.ndim == 1 and box.shape[0] == 1 else raw
     if x.ndim != 2 or x.shape[1] != box.shape[0]:
-        raise ValueError(f"points must have shape (n, {box.shape[0]}) like the domain, got {raw.shape}")
+        raise ValueError(
+            f"points must have shape (n, {box.shape[0]}) "
+            f"like the domain, got {raw.shape}"
+        )
     if np.any(x < box[:, 0]) or np.any(x > box[:, 1]):
-        raise ValueError("points must lie inside the domain (low <= x <= high in every dimension)")
+        raise ValueError(
+            "points must lie inside the domain (low <= x <= high in every dimension)"
+        )
     return x, box, raw.shape
 
 
 def _box_square_integral(low, high, x):
-    """Per point: integral over the box [low, high] of ||y - x||^2 dy (boxes and points (n, d))."""
+    """Per point: integral over the box [low, high] of ||y - x||^2 dy (boxes and points
+    (n, d))."""
     widths = high - low
-    one_d = ((high - x) ** 3 - (low - x) ** 3) / 3  # integral of (y_j - x_j)^2 over [low_j, high_j]
+    # integral of (y_j - x_j)^2 over [low_j, high_j]
+    one_d = ((high - x) ** 3 - (low - x) ** 3) / 3
     volume = np.prod(widths, axis=1, keepdims=True)
     return np.sum(volume / widths * one_d, axis=1)
 
 
 def _square(x, box, side):
-    """The square (cube) of side ``side`` centred at x, shifted to lie inside the domain."""
+    """The square (cube) of side ``side`` centred at x, shifted to lie inside the
+    domain."""
     centre = np.clip(x, box[:, 0] + side / 2, box[:, 1] - side / 2)
     return centre - side / 2, centre + side / 2
 
@@ -136,12 +160,16 @@ def _check_side(side, box):
     side = positive_finite(side, "side")
     shortest = float(np.min(box[:, 1] - box[:, 0]))
     if side >= shortest:
-        raise ValueError(f"side must be in (0, {shortest}) (below the domain's shortest side), got {side}")
+        raise ValueError(
+            f"side must be in (0, {shortest}) (below "
+            f"the domain's shortest side), got {side}"
+        )
     return side
 
 
 def square_mechanism_mse(points, epsilon, domain, side=None) -> np.ndarray:
-    """Exact mean squared displacement ``E ||SM(x) - x||^2`` of :func:`square_mechanism` at each point.
+    """Exact mean squared displacement ``E ||SM(x) - x||^2`` of :func:`square_mechanism`
+    at each point.
 
     The output density is piecewise constant on two boxes (the square and the
     domain), so the expectation is ``(p - q) I(square) + q I(domain)`` with
@@ -152,7 +180,9 @@ def square_mechanism_mse(points, epsilon, domain, side=None) -> np.ndarray:
     side = square_side(epsilon, box) if side is None else _check_side(side, box)
     p, q = _square_weights(epsilon, box, side)
     low, high = _square(x, box, side)
-    whole = _box_square_integral(np.broadcast_to(box[:, 0], x.shape), np.broadcast_to(box[:, 1], x.shape), x)
+    whole = _box_square_integral(
+        np.broadcast_to(box[:, 0], x.shape), np.broadcast_to(box[:, 1], x.shape), x
+    )
     return (p - q) * _box_square_integral(low, high, x) + q * whole
 
 
@@ -161,7 +191,8 @@ _MAX_SIDE_DIMENSION = 3
 
 
 def square_side(epsilon, domain) -> float:
-    """The square's side minimising the mean squared displacement averaged over a uniform query.
+    """The square's side minimising the mean squared displacement averaged over a
+    uniform query.
 
     Our choice: the follow-up takes the side from equation (9) of the SM paper
     (IEEE Xplore 9458926), which we could not read; instead we minimise the exact
@@ -174,19 +205,32 @@ def square_side(epsilon, domain) -> float:
     box = check_domain(domain)
     epsilon = positive_finite(epsilon, "epsilon")
     if box.shape[0] > _MAX_SIDE_DIMENSION:
-        raise ValueError(f"domain must have at most {_MAX_SIDE_DIMENSION} dimensions "
-                         f"for the default side (its 24^d-point rule), "
-                         f"got {box.shape[0]}: pass side")
+        raise ValueError(
+            f"domain must have at most {_MAX_SIDE_DIMENSION} dimensions "
+            f"for the default side (its 24^d-point rule), "
+            f"got {box.shape[0]}: pass side"
+        )
     nodes, weights = np.polynomial.legendre.leggauss(24)
     grids = [(lo + (hi - lo) * (nodes + 1) / 2, weights / 2) for lo, hi in box]
-    mesh = np.stack(np.meshgrid(*[g for g, _ in grids], indexing="ij"), axis=-1).reshape(-1, len(box))
-    weight = np.prod(np.stack(np.meshgrid(*[w for _, w in grids], indexing="ij"), axis=-1).reshape(-1, len(box)), axis=1)
+    mesh = np.stack(
+        np.meshgrid(*[g for g, _ in grids], indexing="ij"), axis=-1
+    ).reshape(-1, len(box))
+    weight = np.prod(
+        np.stack(np.meshgrid(*[w for _, w in grids], indexing="ij"), axis=-1).reshape(
+            -1, len(box)
+        ),
+        axis=1,
+    )
     shortest = float(np.min(box[:, 1] - box[:, 0]))
 
     def mean_mse(fraction):
-        return float(weight @ square_mechanism_mse(mesh, epsilon, box, fraction * shortest))
+        return float(
+            weight @ square_mechanism_mse(mesh, epsilon, box, fraction * shortest)
+        )
 
-    best = minimize_scalar(mean_mse, bounds=(1e-6, 1 - 1e-6), method="bounded", options={"xatol": 1e-6})
+    best = minimize_scalar(
+        mean_mse, bounds=(1e-6, 1 - 1e-6), method="bounded", options={"xatol": 1e-6}
+    )
     return float(best.x * shortest)
 
 
@@ -224,23 +268,33 @@ def square_mechanism(points, epsilon, domain, rng, side=None) -> np.ndarray:
     low, high = _square(x, box, side)
     inside = rng.random(n) < p * side**d
     out = low + side * rng.random((n, d))
-    # outside: slab j holds y with y_k in the square for k < j, y_j outside it, y_k free for k > j
+    # outside: slab j holds y with y_k in the square for k < j, y_j outside it, y_k free
+    # for k > j
     lengths = box[:, 1] - box[:, 0]
-    below, above = low - box[:, 0], box[:, 1] - high  # (n, d) room on either side of the square
-    slab = np.stack([side ** j * (lengths[j] - side) * np.prod(lengths[j + 1:]) for j in range(d)])
+    # (n, d) room on either side of the square
+    below, above = low - box[:, 0], box[:, 1] - high
+    slab = np.stack(
+        [side**j * (lengths[j] - side) * np.prod(lengths[j + 1 :]) for j in range(d)]
+    )
     chosen = rng.choice(d, size=n, p=slab / slab.sum())
     free = box[:, 0] + lengths * rng.random((n, d))
     in_square = low + side * rng.random((n, d))
-    gap = (below + above) * rng.random((n, d))  # a uniform point of the two gaps, laid end to end
+    # a uniform point of the two gaps, laid end to end
+    gap = (below + above) * rng.random((n, d))
     outside_coordinate = np.where(gap < below, box[:, 0] + gap, high + gap - below)
     j = np.arange(d)
-    other = np.where(j < chosen[:, None], in_square, np.where(j == chosen[:, None], outside_coordinate, free))
+    other = np.where(
+        j < chosen[:, None],
+        in_square,
+        np.where(j == chosen[:, None], outside_coordinate, free),
+    )
     out = np.where(inside[:, None], out, other)
     return out.reshape(shape)
 
 
 def _lsrr_constants(epsilon, levels, d):
-    """Probability a_g of one finest cell in group g = 0 .. levels-1, and the group sizes |G_g| (in cells)."""
+    """Probability a_g of one finest cell in group g = 0 .. levels-1, and the group
+    sizes |G_g| (in cells)."""
     groups = np.arange(levels)
     sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
     cells = 2.0 ** ((levels - 1) * d)
@@ -260,7 +314,10 @@ def _lsrr_constants(epsilon, levels, d):
 
 def _lsrr_cells(x, box, levels):
     per_side = 2 ** (levels - 1)
-    return np.minimum(((x - box[:, 0]) / (box[:, 1] - box[:, 0]) * per_side).astype(np.int64), per_side - 1)
+    return np.minimum(
+        ((x - box[:, 0]) / (box[:, 1] - box[:, 0]) * per_side).astype(np.int64),
+        per_side - 1,
+    )
 
 
 #: Most levels L-SRR takes: 2^(levels-1) cells per axis stay within a double's 2^52
@@ -273,32 +330,44 @@ _MAX_TABLE_CELLS = 2**24
 def _check_levels(levels, d=None):
     levels = positive_int(levels, "levels", minimum=2)
     if levels > _MAX_LEVELS:
-        raise ValueError(f"levels must be an integer in [2, {_MAX_LEVELS}] "
-                         "(2^(levels-1) cells per axis, within the float resolution "
-                         f"of the domain), got {levels}")
+        raise ValueError(
+            f"levels must be an integer in [2, {_MAX_LEVELS}] "
+            "(2^(levels-1) cells per axis, within the float resolution "
+            f"of the domain), got {levels}"
+        )
     if d is not None and 2.0 ** ((levels - 1) * d) > _MAX_TABLE_CELLS:
-        raise ValueError(f"levels must make at most 2^24 cells for an exact table, "
-                         f"2^((levels-1) d) with d = {d}; got levels = {levels}")
+        raise ValueError(
+            f"levels must make at most 2^24 cells for an exact table, "
+            f"2^((levels-1) d) with d = {d}; got levels = {levels}"
+        )
     return levels
 
 
 def lsrr_probabilities(point, epsilon, domain, levels=4) -> np.ndarray:
-    """Exact probability that :func:`lsrr` releases each finest cell for one true ``point``.
+    """Exact probability that :func:`lsrr` releases each finest cell for one true
+    ``point``.
 
     Returns an array of shape ``(2^(levels-1),) * d`` (cells indexed by their
     position along each axis), summing to 1.
     """
-    x, box, _ = _domain_points(np.atleast_1d(np.asarray(point, dtype=float)).reshape(1, -1), domain)
+    x, box, _ = _domain_points(
+        np.atleast_1d(np.asarray(point, dtype=float)).reshape(1, -1), domain
+    )
     epsilon = positive_finite(epsilon, "epsilon")
     d = box.shape[0]
     levels = _check_levels(levels, d)
     a, _ = _lsrr_constants(epsilon, levels, d)
     own = _lsrr_cells(x, box, levels)[0]
-    grid = np.stack(np.meshgrid(*[np.arange(2 ** (levels - 1))] * d, indexing="ij"), axis=-1)
-    # group: the lowest level g at which the cell and x's cell share an ancestor (cell index >> g)
+    grid = np.stack(
+        np.meshgrid(*[np.arange(2 ** (levels - 1))] * d, indexing="ij"), axis=-1
+    )
+    # group: the lowest level g at which the cell and x's cell share an ancestor (cell
+    # index >> g)
     group = np.zeros(grid.shape[:-1], dtype=np.int64)
     for g in range(1, levels):
-        group = np.where(np.any((grid >> (g - 1)) != (own >> (g - 1)), axis=-1), g, group)
+        group = np.where(
+            np.any((grid >> (g - 1)) != (own >> (g - 1)), axis=-1), g, group
+        )
     return a[group]
 
 
@@ -330,13 +399,15 @@ def lsrr(points, epsilon, domain, rng, levels=4) -> np.ndarray:
     a, sizes = _lsrr_constants(epsilon, levels, d)
     group = rng.choice(levels, size=n, p=a * sizes / np.sum(a * sizes))
     own = _lsrr_cells(x, box, levels)
-    # in group g >= 1: one of the 2^d - 1 level-(g-1) tiles beside x's own, then a uniform cell in it
+    # in group g >= 1: one of the 2^d - 1 level-(g-1) tiles beside x's own, then a
+    # uniform cell in it
     g1 = np.maximum(group - 1, 0)
     own_tile = own >> g1[:, None]
-    flip = rng.integers(1, 2**d, size=n)  # XOR with a non-zero code: uniform over the other tiles
+    # XOR with a non-zero code: uniform over the other tiles
+    flip = rng.integers(1, 2**d, size=n)
     bits = (flip[:, None] >> np.arange(d)) & 1
     tile = np.where(group[:, None] > 0, own_tile ^ bits, own_tile)
-    offset = (rng.random((n, d)) * (2.0 ** g1)[:, None]).astype(np.int64)
+    offset = (rng.random((n, d)) * (2.0**g1)[:, None]).astype(np.int64)
     cell = np.where(group[:, None] > 0, (tile << g1[:, None]) + offset, own)
     width = (box[:, 1] - box[:, 0]) / 2 ** (levels - 1)
     out = box[:, 0] + (cell + rng.random((n, d))) * width
@@ -344,17 +415,22 @@ def lsrr(points, epsilon, domain, rng, levels=4) -> np.ndarray:
 
 
 def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
-    """Exact mean squared displacement ``E ||L-SRR(x) - x||^2`` at each point (a sum over cells)."""
+    """Exact mean squared displacement ``E ||L-SRR(x) - x||^2`` at each point (a sum
+    over cells)."""
     x, box, _ = _domain_points(points, domain)
     d = box.shape[0]
     per_side = 2 ** (_check_levels(levels, d) - 1)
     width = (box[:, 1] - box[:, 0]) / per_side
-    grid = np.stack(np.meshgrid(*[np.arange(per_side)] * d, indexing="ij"), axis=-1).reshape(-1, d)
+    grid = np.stack(
+        np.meshgrid(*[np.arange(per_side)] * d, indexing="ij"), axis=-1
+    ).reshape(-1, d)
     low = box[:, 0] + grid * width
     out = np.empty(len(x))
     for i, row in enumerate(x):
         probability = lsrr_probabilities(row, epsilon, box, levels).reshape(-1)
-        inner = _box_square_integral(low, low + width, np.broadcast_to(row, low.shape)) / np.prod(width)
+        inner = _box_square_integral(
+            low, low + width, np.broadcast_to(row, low.shape)
+        ) / np.prod(width)
         out[i] = probability @ inner
     return out
 
@@ -363,11 +439,13 @@ __all__ += ["geo_mse", "epsilon_for_mse"]
 
 
 def geo_mse(epsilon, dimension) -> float:
-    """Exact mean squared displacement of :func:`perturb_location` in ``dimension`` dimensions.
+    """Exact mean squared displacement of :func:`perturb_location` in ``dimension``
+    dimensions.
 
-    The noise has density proportional to ``exp(-epsilon ||z||)``, so its radius
-    is Gamma(d, 1/epsilon) (planar Laplace: Gamma(2, 1/epsilon)) and
-    ``E ||z||^2 = d (d + 1) / epsilon^2``: 2/epsilon^2 on the line, 6/epsilon^2 in the plane.
+    The noise has density proportional to ``exp(-epsilon ||z||)``, so its radius is
+    Gamma(d, 1/epsilon) (planar Laplace: Gamma(2, 1/epsilon)) and
+    ``E ||z||^2 = d (d + 1) / epsilon^2``: 2/epsilon^2 on the line, 6/epsilon^2 in the
+    plane.
     """
     epsilon = positive_finite(epsilon, "epsilon")
     d = positive_int(dimension, "dimension")
@@ -375,7 +453,8 @@ def geo_mse(epsilon, dimension) -> float:
 
 
 def epsilon_for_mse(mse_of_epsilon, target, low=1e-6, high=1e6) -> float:
-    """The epsilon in [low, high] at which a decreasing ``mse_of_epsilon`` equals ``target``.
+    """The epsilon in [low, high] at which a decreasing ``mse_of_epsilon`` equals
+    ``target``.
 
     For MSE-matched comparisons: pass an exact MSE (``geo_mse``, the mean of
     ``square_mechanism_mse`` or ``lsrr_mse`` over the queries). Bisection in log
@@ -390,7 +469,18 @@ def epsilon_for_mse(mse_of_epsilon, target, low=1e-6, high=1e6) -> float:
         raise ValueError(f"low must be below high, got {low} and {high}")
     at_low, at_high = float(mse_of_epsilon(low)), float(mse_of_epsilon(high))
     if not at_high <= target <= at_low:
-        raise ValueError(f"target must lie between the MSE at high ({at_high:.6g}) and at low ({at_low:.6g}), "
-                         f"got {target:.6g}")
-    return float(np.exp(brentq(lambda t: np.log(mse_of_epsilon(np.exp(t))) - np.log(target),
-                               np.log(low), np.log(high), xtol=1e-10)))
+        raise ValueError(
+            f"target must lie between the MSE at high ({at_high:.6g}) and at low "
+            f"({at_low:.6g}), "
+            f"got {target:.6g}"
+        )
+    return float(
+        np.exp(
+            brentq(
+                lambda t: np.log(mse_of_epsilon(np.exp(t))) - np.log(target),
+                np.log(low),
+                np.log(high),
+                xtol=1e-10,
+            )
+        )
+    )

@@ -2,19 +2,20 @@
 
     python -m dpnn.book [--out DIR]
 
-Copies ``book/`` (Sphinx configuration, front and back matter, BibTeX) and every numbered
-notebook into ``build/book-src`` and runs Sphinx with myst-nb, which renders the stored
-outputs without executing anything. The HTML lands in ``build/book/html`` (or ``DIR``);
-open ``index.html``. Nothing is fetched from the network, at build time or when reading.
+Copies ``book/`` (Sphinx configuration, front and back matter, BibTeX) and every
+numbered notebook into ``build/book-src`` and runs Sphinx with myst-nb, which renders
+the stored outputs without executing anything. The HTML lands in ``build/book/html`` (or
+``DIR``); open ``index.html``. Nothing is fetched from the network, at build time or
+when reading.
 
-Exercise solutions (cells tagged ``solution``, see :mod:`dpnn.student`) are collapsed behind a
-toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the ``### Solution``
-markdown becomes a closed ``<details>`` element. Check cells are collapsed too
-(:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT`` code and the
-assertions are behind a toggle. The seminar guide ``docs/seminar.md`` is copied in
-as a page of the book. Each chapter's download button gives its notebook as stored in
-``notebooks/``. Opened from disk, search lists the matching pages; ``--serve`` (``make
-book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
+Exercise solutions (cells tagged ``solution``, see :mod:`dpnn.student`) are collapsed
+behind a toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the
+``### Solution`` markdown becomes a closed ``<details>`` element. Check cells are
+collapsed too (:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT``
+code and the assertions are behind a toggle. The seminar guide ``docs/seminar.md`` is
+copied in as a page of the book. Each chapter's download button gives its notebook as
+stored in ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve``
+(``make book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
 """
 
 from __future__ import annotations
@@ -44,13 +45,16 @@ def _ledger_page(root: Path) -> str:
     for path in notebook_paths(root):
         first = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0]
         chapters[path.stem] = (first.removeprefix("# "), f"notebooks/{path.name}")
-    return claims.page(claims.gather(root / "figures"),
-                       sources_sizes=claims.gather(root / "figures" / "thesis"),
-                       chapters=chapters)
+    return claims.page(
+        claims.gather(root / "figures"),
+        sources_sizes=claims.gather(root / "figures" / "thesis"),
+        chapters=chapters,
+    )
 
 
 def collapse_solutions(nb):
-    """A copy of ``nb`` whose ``solution`` cells the book shows collapsed behind a toggle."""
+    """A copy of ``nb`` whose ``solution`` cells the book shows collapsed behind a
+    toggle."""
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
@@ -58,12 +62,17 @@ def collapse_solutions(nb):
             continue
         if cell.cell_type == "code":
             cell.metadata["tags"] = [*tags, "hide-cell"]
-            cell.metadata["mystnb"] = {"code_prompt_show": "Show the solution's code and output",
-                                       "code_prompt_hide": "Hide the solution's code"}
+            cell.metadata["mystnb"] = {
+                "code_prompt_show": "Show the solution's code and output",
+                "code_prompt_hide": "Hide the solution's code",
+            }
         else:
             body = re.sub(r"\A### Solution[^\n]*\n*", "", cell.source)
-            cell.source = (f'<details class="dpnn-solution">\n<summary>{SOLUTION_SUMMARY}</summary>\n\n'
-                           f"{body}\n\n</details>")
+            cell.source = (
+                '<details class="dpnn-solution">\n'
+                f"<summary>{SOLUTION_SUMMARY}</summary>\n\n"
+                f"{body}\n\n</details>"
+            )
     return nb
 
 
@@ -76,20 +85,35 @@ def _is_assert_cell(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return False
-    compound = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
-                ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Match)
-    simple = [node for node in ast.walk(tree)
-              if isinstance(node, ast.stmt) and not isinstance(node, compound)]
+    compound = (
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.If,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Match,
+    )
+    simple = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.stmt) and not isinstance(node, compound)
+    ]
     asserts = sum(isinstance(node, ast.Assert) for node in simple)
     return bool(simple) and 2 * asserts >= len(simple)
 
 
 def collapse_checks(nb):
-    """A copy of ``nb`` whose check cells the book shows collapsed: nbval still runs them.
+    """A copy of ``nb`` whose check cells the book shows collapsed: nbval still runs
+    them.
 
-    The ``# NBVAL_CHECK_OUTPUT`` cell keeps its printed numbers in view and hides its code
-    (myst-nb's ``hide-input``); a cell of assertions is collapsed whole (``hide-cell``).
-    The notebooks themselves are not changed.
+    The ``# NBVAL_CHECK_OUTPUT`` cell keeps its printed numbers in view and hides its
+    code (myst-nb's ``hide-input``); a cell of assertions is collapsed whole
+    (``hide-cell``). The notebooks themselves are not changed.
     """
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
@@ -100,13 +124,16 @@ def collapse_checks(nb):
             cell.metadata["tags"] = [*tags, "hide-input"]
         elif _is_assert_cell(cell.source):
             cell.metadata["tags"] = [*tags, "hide-cell"]
-            cell.metadata["mystnb"] = {"code_prompt_show": "Show the checks (assertions)",
-                                       "code_prompt_hide": "Hide the checks"}
+            cell.metadata["mystnb"] = {
+                "code_prompt_show": "Show the checks (assertions)",
+                "code_prompt_hide": "Hide the checks",
+            }
     return nb
 
 
 def _seminar_page(text: str) -> str:
-    """``docs/seminar.md`` as a page at the book's root: links to notebooks point to their chapters."""
+    """``docs/seminar.md`` as a page at the book's root: links to notebooks point to
+    their chapters."""
     return text.replace("](../notebooks/", "](notebooks/")
 
 
@@ -129,18 +156,26 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
         nbformat.write(nb, source / "notebooks" / path.name)
     guide = root / "docs" / "seminar.md"
     if guide.exists():
-        (source / "seminar.md").write_text(_seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8")
+        (source / "seminar.md").write_text(
+            _seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8"
+        )
     (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
-    status = build_main(["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)])
+    status = build_main(
+        ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]
+    )
     if status:
-        raise RuntimeError(f"sphinx-build failed with status {status} (warnings are errors)")
-    for path in notebook_paths(root):  # the download button gives the notebook as stored
+        raise RuntimeError(
+            f"sphinx-build failed with status {status} (warnings are errors)"
+        )
+    # the download button gives the notebook as stored
+    for path in notebook_paths(root):
         shutil.copyfile(path, out / "_sources" / "notebooks" / path.name)
     return out
 
 
 def make_server(folder: Path, port: int = 8000):
-    """An HTTP server of ``folder`` bound to 127.0.0.1 only (``port`` 0: any free port)."""
+    """An HTTP server of ``folder`` bound to 127.0.0.1 only (``port`` 0: any free
+    port)."""
     import functools
     import http.server
 
@@ -153,9 +188,13 @@ def make_server(folder: Path, port: int = 8000):
 
 
 def serve(folder: Path, port: int = 8000) -> None:
-    """Serve the built book on http://127.0.0.1:``port`` (search then shows snippets)."""
+    """Serve the built book on http://127.0.0.1:``port`` (search then shows
+    snippets)."""
     with make_server(folder, port) as server:
-        print(f"book: http://127.0.0.1:{server.server_address[1]}/index.html (Ctrl-C stops)")
+        print(
+            f"book: http://127.0.0.1:{server.server_address[1]}/index.html "
+            "(Ctrl-C stops)"
+        )
         try:
             server.serve_forever()
         except KeyboardInterrupt:
@@ -163,11 +202,20 @@ def serve(folder: Path, port: int = 8000) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dpnn.book", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, help="where the HTML goes (default build/book/html)")
-    parser.add_argument("--serve", action="store_true",
-                        help="after building, serve it on 127.0.0.1 (search with snippets)")
-    parser.add_argument("--port", type=int, default=8000, help="the port of --serve (8000)")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpnn.book", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--out", type=Path, help="where the HTML goes (default build/book/html)"
+    )
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="after building, serve it on 127.0.0.1 (search with snippets)",
+    )
+    parser.add_argument(
+        "--port", type=int, default=8000, help="the port of --serve (8000)"
+    )
     args = parser.parse_args(argv)
     out = build(args.out)
     print(f"book: open {out / 'index.html'}")

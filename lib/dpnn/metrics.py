@@ -11,12 +11,20 @@ import numpy as np
 
 from dpnn._validation import finite_array, nonnegative_finite
 
-__all__ = ["as_released", "raw_accuracy", "topk_accuracy", "precision_recall", "fraction_sent",
-           "standard_error", "accuracy_summary"]
+__all__ = [
+    "as_released",
+    "raw_accuracy",
+    "topk_accuracy",
+    "precision_recall",
+    "fraction_sent",
+    "standard_error",
+    "accuracy_summary",
+]
 
 
 def as_released(released):
-    """``(indices, offsets)`` from a DPTTResult, an (n, k) int array or a list of int arrays."""
+    """``(indices, offsets)`` from a DPTTResult, an (n, k) int array or a list of int
+    arrays."""
     if hasattr(released, "indices") and hasattr(released, "offsets"):
         return np.asarray(released.indices), np.asarray(released.offsets)
     if isinstance(released, np.ndarray) and released.ndim == 2:
@@ -34,7 +42,9 @@ def _contains(indices, offsets, targets) -> np.ndarray:
     targets = targets[:, None] if targets.ndim == 1 else targets
     n = len(offsets) - 1
     if targets.shape[0] != n:
-        raise ValueError(f"targets must have one row per query ({n}), got {targets.shape[0]}")
+        raise ValueError(
+            f"targets must have one row per query ({n}), got {targets.shape[0]}"
+        )
     span = int(max(indices.max(initial=0), targets.max(initial=0))) + 1
     owner = np.repeat(np.arange(n), np.diff(offsets))
     keys = np.sort(owner.astype(np.int64) * span + indices)
@@ -46,13 +56,17 @@ def _contains(indices, offsets, targets) -> np.ndarray:
 
 
 def raw_accuracy(released, true_nearest) -> np.ndarray:
-    """Per query: 1 if the true nearest neighbour was released, else 0 (thesis 'raw')."""
+    """Per query: 1 if the true nearest neighbour was released, else 0 (thesis
+    'raw')."""
     indices, offsets = as_released(released)
-    return _contains(indices, offsets, np.asarray(true_nearest).ravel())[:, 0].astype(float)
+    return _contains(indices, offsets, np.asarray(true_nearest).ravel())[:, 0].astype(
+        float
+    )
 
 
 def topk_accuracy(released, true_knn) -> np.ndarray:
-    """Per query: 1 if any of the k true nearest neighbours was released (thesis 'top-5' with k = 5)."""
+    """Per query: 1 if any of the k true nearest neighbours was released (thesis 'top-5'
+    with k = 5)."""
     indices, offsets = as_released(released)
     return np.any(_contains(indices, offsets, true_knn), axis=1).astype(float)
 
@@ -67,7 +81,8 @@ def precision_recall(released, true_knn):
 
 
 def fraction_sent(sent, n_points) -> np.ndarray:
-    """Share of the database's points whose values the server sent, per query (thesis Fig. 6.1)."""
+    """Share of the database's points whose values the server sent, per query (thesis
+    Fig. 6.1)."""
     return np.asarray(sent, dtype=float) / n_points
 
 
@@ -81,8 +96,14 @@ def standard_error(per_query) -> float:
     if values.size == 0:
         raise ValueError("per_query must hold at least one score, got none")
     if not np.all(np.isfinite(values)):
-        raise ValueError("per_query must contain only finite numbers (no NaN or infinity)")
-    return float(values.std(ddof=1) / np.sqrt(len(values))) if len(values) > 1 else float("inf")
+        raise ValueError(
+            "per_query must contain only finite numbers (no NaN or infinity)"
+        )
+    return (
+        float(values.std(ddof=1) / np.sqrt(len(values)))
+        if len(values) > 1
+        else float("inf")
+    )
 
 
 def accuracy_summary(released, true_knn) -> dict:
@@ -95,30 +116,41 @@ def accuracy_summary(released, true_knn) -> dict:
     """
     true_knn = np.asarray(true_knn)
     if true_knn.ndim != 2 or true_knn.shape[1] < 1:
-        raise ValueError(f"true_knn must be (n, k) with k >= 1, got shape {true_knn.shape}")
+        raise ValueError(
+            f"true_knn must be (n, k) with k >= 1, got shape {true_knn.shape}"
+        )
     raw = raw_accuracy(released, true_knn[:, 0])
     top = topk_accuracy(released, true_knn)
     name = f"top-{true_knn.shape[1]}"
-    return {"raw": raw.mean(), "raw s.e.": standard_error(raw),
-            name: top.mean(), f"{name} s.e.": standard_error(top)}
+    return {
+        "raw": raw.mean(),
+        "raw s.e.": standard_error(raw),
+        name: top.mean(),
+        f"{name} s.e.": standard_error(top),
+    }
 
 
 # --- the follow-up's metrics ----------------------------------------------------------
 
-__all__ += ["precision_recall_within_radius", "mean_squared_displacement", "cell_inference_error"]
+__all__ += [
+    "precision_recall_within_radius",
+    "mean_squared_displacement",
+    "cell_inference_error",
+]
 
 
 def precision_recall_within_radius(released, points, queries, radius):
-    """Per query: precision and recall of the released set against the points within ``radius``.
+    """Per query: precision and recall of the released set against the points within
+    ``radius``.
 
-    The relevant set of query i is every data point at Euclidean distance
-    ``<= radius`` from it (the follow-up's ``search_within_radius`` in
-    d1shs0ap/dpnn, ``src/main.py`` line 91; its precision and recall are
-    ``src/evaluation.py`` lines 11-23). Returns ``(precision, recall,
-    n_relevant)``: precision is ``|released ∩ relevant| / |released|`` (0 when
-    nothing was released), recall ``|released ∩ relevant| / |relevant|``, set
-    to 1 when nothing is relevant (nothing was missed). The follow-up skips such
-    queries (``src/main.py`` line 93); filter on ``n_relevant > 0`` to do the same.
+    The relevant set of query i is every data point at Euclidean distance ``<= radius``
+    from it (the follow-up's ``search_within_radius`` in d1shs0ap/dpnn, ``src/main.py``
+    line 91; its precision and recall are ``src/evaluation.py`` lines 11-23). Returns
+    ``(precision, recall, n_relevant)``: precision is
+    ``|released ∩ relevant| / |released|`` (0 when nothing was released), recall
+    ``|released ∩ relevant| / |relevant|``, set to 1 when nothing is relevant (nothing
+    was missed). The follow-up skips such queries (``src/main.py`` line 93); filter on
+    ``n_relevant > 0`` to do the same.
     """
     from scipy.spatial import cKDTree
 
@@ -128,24 +160,40 @@ def precision_recall_within_radius(released, points, queries, radius):
     q = finite_array(queries, "queries", ndim=(1, 2))
     q = q.reshape(-1, 1) if q.ndim == 1 and data.shape[1] == 1 else q
     if q.ndim != 2 or q.shape[1] != data.shape[1]:
-        raise ValueError(f"queries must have shape (m, {data.shape[1]}) like points, got {np.shape(queries)}")
+        raise ValueError(
+            f"queries must have shape (m, {data.shape[1]}) like points, got "
+            f"{np.shape(queries)}"
+        )
     n = len(offsets) - 1
     if len(q) != n:
-        raise ValueError(f"queries must have one row per released set ({n}), got {len(q)}")
+        raise ValueError(
+            f"queries must have one row per released set ({n}), got {len(q)}"
+        )
     radius = nonnegative_finite(radius, "radius")
     if len(indices) and (indices.min() < 0 or indices.max() >= len(data)):
         raise ValueError(f"released indices must index points (0 .. {len(data) - 1})")
-    relevant = cKDTree(data).query_ball_point(q, r=radius) if len(data) else [[] for _ in range(n)]
+    relevant = (
+        cKDTree(data).query_ball_point(q, r=radius)
+        if len(data)
+        else [[] for _ in range(n)]
+    )
     n_relevant = np.array([len(r) for r in relevant], dtype=np.intp)
     owner_rel = np.repeat(np.arange(n, dtype=np.int64), n_relevant)
-    flat_rel = np.concatenate([np.asarray(r, dtype=np.int64) for r in relevant]) if n_relevant.sum() \
+    flat_rel = (
+        np.concatenate([np.asarray(r, dtype=np.int64) for r in relevant])
+        if n_relevant.sum()
         else np.zeros(0, dtype=np.int64)
+    )
     span = max(len(data), 1)
     owner_rel_keys = owner_rel * span + flat_rel
     sizes = np.diff(offsets)
-    released_keys = np.unique(np.repeat(np.arange(n, dtype=np.int64), sizes) * span + indices.astype(np.int64))
-    hits = np.bincount((released_keys[np.isin(released_keys, owner_rel_keys)] // span).astype(np.intp),
-                       minlength=n)
+    released_keys = np.unique(
+        np.repeat(np.arange(n, dtype=np.int64), sizes) * span + indices.astype(np.int64)
+    )
+    hits = np.bincount(
+        (released_keys[np.isin(released_keys, owner_rel_keys)] // span).astype(np.intp),
+        minlength=n,
+    )
     distinct = np.bincount((released_keys // span).astype(np.intp), minlength=n)
     precision = np.divide(hits, distinct, out=np.zeros(n), where=distinct > 0)
     recall = np.divide(hits, n_relevant, out=np.ones(n), where=n_relevant > 0)
@@ -153,7 +201,8 @@ def precision_recall_within_radius(released, points, queries, radius):
 
 
 def mean_squared_displacement(original, released) -> np.ndarray:
-    """Per row: ``||released - original||^2``, the squared displacement a perturbation caused.
+    """Per row: ``||released - original||^2``, the squared displacement a perturbation
+    caused.
 
     Its mean is the perturbation's MSE, the footing of the follow-up's MSE-matched
     comparison (d1shs0ap/dpnn ``src/run_mse.py``, which records the unsquared norm).
@@ -162,7 +211,9 @@ def mean_squared_displacement(original, released) -> np.ndarray:
     x = finite_array(original, "original", ndim=(1, 2), allow_empty=True)
     y = finite_array(released, "released", ndim=(1, 2), allow_empty=True)
     if x.shape != y.shape:
-        raise ValueError(f"released must have the shape of original {x.shape}, got {y.shape}")
+        raise ValueError(
+            f"released must have the shape of original {x.shape}, got {y.shape}"
+        )
     return np.sum((y - x).reshape(len(x), -1) ** 2, axis=1)
 
 
@@ -182,15 +233,20 @@ def _corner_mean_distance(a, b):
     """
     diagonal = np.hypot(a, b)
     with np.errstate(divide="ignore", invalid="ignore"):
-        terms = (diagonal + a / 2 * _asinh_ratio(b / np.where(a == 0, 1.0, a))
-                 + b / 2 * _asinh_ratio(a / np.where(b == 0, 1.0, b)))
-    # a degenerate side: the mean distance along a segment of length L from its end is L / 2
+        terms = (
+            diagonal
+            + a / 2 * _asinh_ratio(b / np.where(a == 0, 1.0, a))
+            + b / 2 * _asinh_ratio(a / np.where(b == 0, 1.0, b))
+        )
+    # a degenerate side: the mean distance along a segment of length L from its end is L
+    # / 2
     terms = np.where(a == 0, 1.5 * b, np.where(b == 0, 1.5 * a, terms))
     return terms / 3
 
 
 def cell_inference_error(low, high) -> np.ndarray:
-    """Expected error of the optimal adversary who knows a query lies in a box, uniformly.
+    """Expected error of the optimal adversary who knows a query lies in a box,
+    uniformly.
 
     The adversary sees which cell ``[low, high]`` (one box per row; d = 1 or 2)
     the transcript points to and holds a uniform prior over it. The guess that
@@ -215,7 +271,9 @@ def cell_inference_error(low, high) -> np.ndarray:
         raise ValueError(f"high must have the shape of low {lo.shape}, got {hi.shape}")
     lo, hi = lo.reshape(len(lo), -1), hi.reshape(len(hi), -1)
     if lo.shape[1] not in (1, 2):
-        raise ValueError(f"low must describe boxes of dimension 1 or 2, got dimension {lo.shape[1]}")
+        raise ValueError(
+            f"low must describe boxes of dimension 1 or 2, got dimension {lo.shape[1]}"
+        )
     if np.any(hi < lo):
         raise ValueError("high must be >= low in every dimension")
     half = (hi - lo) / 2

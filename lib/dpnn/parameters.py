@@ -1,4 +1,5 @@
-"""The notebooks' parameters: profiles, values given on the command line, and their checks.
+"""The notebooks' parameters: profiles, values given on the command line, and their
+checks.
 
 Everything here runs before any kernel starts, so a bad value is refused at once with a
 sentence naming the parameter, its notebook and what is allowed (:class:`RunError`).
@@ -34,7 +35,8 @@ def _numbers(value):
 
 
 def parse_value(text: str):
-    """A parameter value given on the command line: YAML (``0.5``, ``[1, 2]``, ``true``), numbers as numbers."""
+    """A parameter value given on the command line: YAML (``0.5``, ``[1, 2]``,
+    ``true``), numbers as numbers."""
     return _numbers(yaml.safe_load(text))
 
 
@@ -47,14 +49,17 @@ class _UniqueKeys(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise RunError(f"profiles.yml gives {key!r} twice in one section "
-                               f"(line {key_node.start_mark.line + 1}); keep one")
+                raise RunError(
+                    f"profiles.yml gives {key!r} twice in one section "
+                    f"(line {key_node.start_mark.line + 1}); keep one"
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
 def load_profiles(root: Path) -> dict:
-    """``{profile: {notebook stem: {parameter: value}}}`` from ``notebooks/profiles.yml``."""
+    """``{profile: {notebook stem: {parameter: value}}}`` from
+    ``notebooks/profiles.yml``."""
     with open(root / "notebooks" / "profiles.yml") as handle:
         profiles = yaml.load(handle, Loader=_UniqueKeys) or {}
     return {
@@ -67,13 +72,15 @@ def load_profiles(root: Path) -> dict:
 
 
 def notebook_defaults(path: Path) -> dict:
-    """The parameters a notebook declares in its ``parameters`` cell, with their defaults."""
+    """The parameters a notebook declares in its ``parameters`` cell, with their
+    defaults."""
     declared = papermill.inspect_notebook(str(path))
     return {name: parse_value(info["default"]) for name, info in declared.items()}
 
 
 def notebook_types(path: Path) -> dict:
-    """The annotated type of each parameter (``name: type = value``): ``"int"``, ``"float"``, ..."""
+    """The annotated type of each parameter (``name: type = value``): ``"int"``,
+    ``"float"``, ..."""
     return {
         name: info["inferred_type_name"]
         for name, info in papermill.inspect_notebook(str(path)).items()
@@ -81,7 +88,8 @@ def notebook_types(path: Path) -> dict:
 
 
 def coerce(value, type_name: str, parameter: str, notebook: str):
-    """``value`` as the parameter's annotated type, or a RunError naming the parameter and its type.
+    """``value`` as the parameter's annotated type, or a RunError naming the parameter
+    and its type.
 
     ``1e4`` is the int 10000 for an int parameter (YAML reads it as a float); an int is
     a float where a float is asked; anything else that does not fit is refused before
@@ -91,7 +99,8 @@ def coerce(value, type_name: str, parameter: str, notebook: str):
     def refuse():
         article = "an" if type_name[:1] in "aeiou" else "a"
         return RunError(
-            f"parameter {parameter!r} of {notebook} is {article} {type_name}; got {value!r}"
+            f"parameter {parameter!r} of {notebook} "
+            f"is {article} {type_name}; got {value!r}"
         )
 
     if type_name == "int":
@@ -121,9 +130,10 @@ def _is_number(value) -> bool:
 def check_range(value, parameter: str, notebook: str):
     """``value`` if it lies in the range the parameter's name implies, else a RunError.
 
-    A name containing ``epsilon`` or starting with ``rho`` is a privacy budget: finite and
-    > 0. A name equal to ``delta`` or ending in ``_delta`` is a probability in (0, 1).
-    Lists are checked element by element; other parameters are checked by the notebook.
+    A name containing ``epsilon`` or starting with ``rho`` is a privacy budget: finite
+    and > 0. A name equal to ``delta`` or ending in ``_delta`` is a probability in (0,
+    1). Lists are checked element by element; other parameters are checked by the
+    notebook.
     """
     if "epsilon" in parameter or parameter.startswith("rho"):
         allowed, inside = "finite and > 0", lambda v: math.isfinite(v) and v > 0
@@ -134,8 +144,7 @@ def check_range(value, parameter: str, notebook: str):
     for item in value if isinstance(value, list) else [value]:
         if _is_number(item) and not inside(item):
             raise RunError(
-                f"parameter {parameter!r} of {notebook} must be {allowed}; "
-                f"got {item!r}"
+                f"parameter {parameter!r} of {notebook} must be {allowed}; got {item!r}"
             )
     return value
 
@@ -147,7 +156,8 @@ def resolve_parameters(
     notebook: str,
     types: dict | None = None,
 ) -> dict:
-    """Merge profile values and ``-p`` overrides; keep only values that differ from the defaults.
+    """Merge profile values and ``-p`` overrides; keep only values that differ from the
+    defaults.
 
     A notebook run with its own defaults gets no injected cell, so its executed
     copy is a clean record of the notebook as written.

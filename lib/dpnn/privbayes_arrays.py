@@ -52,8 +52,11 @@ class _Codes:
         if name not in self.columns:
             column = self.frame[name].to_numpy()
             values, codes = np.unique(column, return_inverse=True)
-            self.columns[name] = (codes.astype(np.int64), len(values),
-                                  _joins_in_order(values))
+            self.columns[name] = (
+                codes.astype(np.int64),
+                len(values),
+                _joins_in_order(values),
+            )
         return self.columns[name]
 
     def joint(self, names):
@@ -81,8 +84,7 @@ def network_worker(mutual_information):
             codes = coded.setdefault(id(dataset), (dataset, _Codes(dataset)))[1]
             joint = codes.joint(parents)
             if joint is None:
-                memory[key] = mutual_information(dataset[child],
-                                                 dataset[parents])
+                memory[key] = mutual_information(dataset[child], dataset[parents])
             else:
                 memory[key] = mutual_info_score(codes(child)[0], joint)
         return memory[key]
@@ -91,7 +93,7 @@ def network_worker(mutual_information):
         child, V, num_parents, split, dataset = paras
         pairs, scores = [], []
         if split + num_parents - 1 < len(V):
-            for other_parents in combinations(V[split + 1:], num_parents - 1):
+            for other_parents in combinations(V[split + 1 :], num_parents - 1):
                 parents = [*other_parents, V[split]]
                 pairs.append((child, parents))
                 scores.append(score(child, parents, dataset))
@@ -125,16 +127,19 @@ def generate_encoded_dataset(n, description):
                 chosen &= columns[parent] == value
             size = int(chosen.sum())
             if size:
-                values[chosen] = random.choice(len(distribution), size=size,
-                                               p=distribution)
+                values[chosen] = random.choice(
+                    len(distribution), size=size, p=distribution
+                )
         attribute = description["attribute_description"][child]
         marginal = attribute["distribution_probabilities"]
         missing = np.isnan(values)
-        values[missing] = random.choice(len(marginal), size=int(missing.sum()),
-                                        p=marginal)
+        values[missing] = random.choice(
+            len(marginal), size=int(missing.sum()), p=marginal
+        )
     order = [root] + [child for child, _ in network]
-    return pd.DataFrame({name: columns[name].astype(int) for name in order},
-                        columns=order)
+    return pd.DataFrame(
+        {name: columns[name].astype(int) for name in order}, columns=order
+    )
 
 
 def _conditionals(stats, parents, child, normalize):
@@ -157,12 +162,15 @@ def _conditionals(stats, parents, child, normalize):
     new_parents = np.any(np.diff(values[:, :-1], axis=0), axis=1)
     starts = np.flatnonzero(np.r_[True, new_parents])
     ends = np.r_[starts[1:], len(values)]
-    return {str(values[start, :-1].tolist()): normalize(counts[start:end]).tolist()
-            for start, end in zip(starts, ends)}
+    return {
+        str(values[start, :-1].tolist()): normalize(counts[start:end]).tolist()
+        for start, end in zip(starts, ends)
+    }
 
 
-def construct_noisy_conditional_distributions(bayesian_network, encoded_dataset,
-                                              epsilon=0.1):
+def construct_noisy_conditional_distributions(
+    bayesian_network, encoded_dataset, epsilon=0.1
+):
     """DataSynthesizer's ``construct_noisy_conditional_distributions``, on arrays.
 
     The noisy marginals (PrivBayes's Algorithm 1) come from the same calls, in the same

@@ -67,7 +67,10 @@ def repository_root() -> Path:
     """The checkout holding ``notebooks/`` (``$DPNN_ROOT`` if set)."""
     root = Path(os.environ.get("DPNN_ROOT", Path(__file__).resolve().parents[2]))
     if not (root / "notebooks").is_dir():
-        raise RunError(f"no notebooks/ folder under {root}; run from a source checkout or set DPNN_ROOT")
+        raise RunError(
+            f"no notebooks/ folder under {root}; run "
+            "from a source checkout or set DPNN_ROOT"
+        )
     return root
 
 
@@ -77,7 +80,8 @@ def notebook_paths(root: Path) -> list[Path]:
 
 
 def _figure_names(code: str) -> tuple[set, list]:
-    """String literals and f-string patterns (as regular expressions) in a notebook's code."""
+    """String literals and f-string patterns (as regular expressions) in a notebook's
+    code."""
     import ast
     import re
 
@@ -90,25 +94,39 @@ def _figure_names(code: str) -> tuple[set, list]:
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 literals.add(node.value)
-            elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant) \
-                    and len(node.values[0].value) >= 4:  # a figure name starts with a fixed prefix
-                parts = [re.escape(v.value) if isinstance(v, ast.Constant) else ".+" for v in node.values]
+            elif (
+                isinstance(node, ast.JoinedStr)
+                and node.values
+                and isinstance(node.values[0], ast.Constant)
+                and len(node.values[0].value) >= 4
+            ):  # a figure name starts with a fixed prefix
+                parts = [
+                    re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
+                    for v in node.values
+                ]
                 patterns.append(re.compile("".join(parts)))
     return literals, patterns
 
 
 def select(names: list[str], available: dict) -> list[str]:
-    """The notebooks meant by ``names``: numbers (``05``), unique prefixes, names or paths."""
+    """The notebooks meant by ``names``: numbers (``05``), unique prefixes, names or
+    paths."""
     chosen = []
     for given in names:
         stem = Path(given).stem
-        matches = [n for n in available if n == stem] or \
-            [n for n in available if n.startswith(stem) and (len(stem) > 1 or "_" in n)]
+        matches = [n for n in available if n == stem] or [
+            n for n in available if n.startswith(stem) and (len(stem) > 1 or "_" in n)
+        ]
         if len(matches) != 1:
-            why = f"ambiguous notebook {given!r} (it matches {matches})" if matches \
+            why = (
+                f"ambiguous notebook {given!r} (it matches {matches})"
+                if matches
                 else f"unknown notebook {given!r} (it matches none)"
-            raise RunError(f"{why}; give a number (05), a unique "
-                           f"prefix or a name; valid notebooks: {sorted(available)}")
+            )
+            raise RunError(
+                f"{why}; give a number (05), a unique "
+                f"prefix or a name; valid notebooks: {sorted(available)}"
+            )
         chosen.append(matches[0])
     return chosen
 
@@ -128,22 +146,33 @@ def catalog(root: Path | None = None) -> list[dict]:
     rows = []
     for path in notebook_paths(root):
         nb = nbformat.read(path, as_version=4)
-        title = nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if nb.cells else ""
+        title = (
+            nb.cells[0].source.splitlines()[0].lstrip("# ").strip() if nb.cells else ""
+        )
         code = [c.source for c in nb.cells if c.cell_type == "code"]
-        saved = re.findall(r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", "\n".join(code))
+        saved = re.findall(
+            r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", "\n".join(code)
+        )
         literals, patterns = _figure_names(code)
-        found = {name for name in committed if name in literals or any(p.fullmatch(name) for p in patterns)}
-        rows.append({
-            "notebook": path.name,
-            "title": title,
-            "parameters": sorted(notebook_defaults(path)),
-            "figures": sorted(found | set(saved)),
-        })
+        found = {
+            name
+            for name in committed
+            if name in literals or any(p.fullmatch(name) for p in patterns)
+        }
+        rows.append(
+            {
+                "notebook": path.name,
+                "title": title,
+                "parameters": sorted(notebook_defaults(path)),
+                "figures": sorted(found | set(saved)),
+            }
+        )
     return rows
 
 
 def figures_dir_for(root: Path, profile: str, overridden: bool = False) -> Path:
-    """Where a run's figures go: the committed ``figures/`` only for a plain default run."""
+    """Where a run's figures go: the committed ``figures/`` only for a plain default
+    run."""
     if overridden:
         return root / "build" / profile / "figures"
     if profile == "default":
@@ -154,28 +183,41 @@ def figures_dir_for(root: Path, profile: str, overridden: bool = False) -> Path:
 
 
 def ensure_kernel() -> None:
-    """Register this interpreter as the Jupyter kernel ``dpnn`` inside its own prefix."""
+    """Register this interpreter as the Jupyter kernel ``dpnn`` inside its own
+    prefix."""
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
 
     try:
         spec = KernelSpecManager().get_kernel_spec(KERNEL_NAME)
-        if Path(spec.resource_dir).resolve().is_relative_to(Path(sys.prefix).resolve()) \
-                and "--IPKernelApp.log_level=ERROR" in spec.argv:
+        if (
+            Path(spec.resource_dir).resolve().is_relative_to(Path(sys.prefix).resolve())
+            and "--IPKernelApp.log_level=ERROR" in spec.argv
+        ):
             return
     except NoSuchKernel:
         pass
     from ipykernel.kernelspec import install
 
-    path = Path(install(kernel_name=KERNEL_NAME, display_name="Python (dpnn .venv)", prefix=sys.prefix))
-    # The kernel's start-up warning about unencrypted local TCP would print once per notebook.
+    path = Path(
+        install(
+            kernel_name=KERNEL_NAME,
+            display_name="Python (dpnn .venv)",
+            prefix=sys.prefix,
+        )
+    )
+    # The kernel's start-up warning about unencrypted local TCP would print once per
+    # notebook.
     spec = json.loads((path / "kernel.json").read_text())
-    spec["argv"] = [a for a in spec["argv"] if not a.startswith("--IPKernelApp.log_level")]
+    spec["argv"] = [
+        a for a in spec["argv"] if not a.startswith("--IPKernelApp.log_level")
+    ]
     spec["argv"].append("--IPKernelApp.log_level=ERROR")
     (path / "kernel.json").write_text(json.dumps(spec, indent=1))
 
 
 def strip_run_metadata(path: Path) -> None:
-    """Drop papermill's timing metadata so a stored notebook changes only when its content does."""
+    """Drop papermill's timing metadata so a stored notebook changes only when its
+    content does."""
     nb = nbformat.read(path, as_version=4)
     nb.metadata.pop("papermill", None)
     for cell in nb.cells:
@@ -196,7 +238,8 @@ def _replace_figures(staging: Path, destination: Path) -> list[Path]:
 
 @contextlib.contextmanager
 def _following(bar, name: str, path: Path):
-    """Show the latest line the notebook's :func:`dpnn.progress.progress` bars write to ``path`` on ``bar``."""
+    """Show the latest line the notebook's :func:`dpnn.progress.progress` bars write to
+    ``path`` on ``bar``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("")
     stop = threading.Event()
@@ -222,20 +265,35 @@ def _following(bar, name: str, path: Path):
         bar.set_postfix_str(name)
 
 
-def _execute(source: Path, target: Path, parameters: dict, figures: Path, staging_root: Path,
-             inline_figures: bool = True, progress_file: Path | None = None) -> None:
-    """Run ``source`` into ``target`` and its figures into ``figures``, both only on success.
+def _execute(
+    source: Path,
+    target: Path,
+    parameters: dict,
+    figures: Path,
+    staging_root: Path,
+    inline_figures: bool = True,
+    progress_file: Path | None = None,
+) -> None:
+    """Run ``source`` into ``target`` and its figures into ``figures``, both only on
+    success.
 
-    ``inline_figures=False`` (the ``ci`` smoke profile) gives the kernel matplotlib's Agg
-    backend and draft resolution: figures are still drawn and saved (at 50 dpi), but not
-    rendered a second time inline.
+    ``inline_figures=False`` (the ``ci`` smoke profile) gives the kernel matplotlib's
+    Agg backend and draft resolution: figures are still drawn and saved (at 50 dpi), but
+    not rendered a second time inline.
     """
     staging = staging_root / source.stem
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     partial = target.with_name(f".{target.stem}.partial.ipynb")
-    previous = {key: os.environ.get(key)
-                for key in ("DPNN_FIGURES_DIR", "MPLBACKEND", "DPNN_DRAFT_FIGURES", "DPNN_PROGRESS_FILE")}
+    previous = {
+        key: os.environ.get(key)
+        for key in (
+            "DPNN_FIGURES_DIR",
+            "MPLBACKEND",
+            "DPNN_DRAFT_FIGURES",
+            "DPNN_PROGRESS_FILE",
+        )
+    }
     os.environ["DPNN_FIGURES_DIR"] = str(staging)  # the kernel inherits it
     if progress_file is not None:
         os.environ["DPNN_PROGRESS_FILE"] = str(progress_file)
@@ -243,8 +301,14 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
         os.environ["MPLBACKEND"] = "agg"
         os.environ["DPNN_DRAFT_FIGURES"] = "1"
     try:
-        papermill.execute_notebook(str(source), str(partial), parameters=parameters,
-                                   kernel_name=KERNEL_NAME, cwd=str(source.parent), progress_bar=False)
+        papermill.execute_notebook(
+            str(source),
+            str(partial),
+            parameters=parameters,
+            kernel_name=KERNEL_NAME,
+            cwd=str(source.parent),
+            progress_bar=False,
+        )
         strip_run_metadata(partial)
         os.replace(partial, target)
         _replace_figures(staging, figures)
@@ -258,32 +322,49 @@ def _execute(source: Path, target: Path, parameters: dict, figures: Path, stagin
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _run_one(name, source, output_dir, parameters, figures, staging_root, profile, bar,
-             done) -> None:
+def _run_one(
+    name, source, output_dir, parameters, figures, staging_root, profile, bar, done
+) -> None:
     """One notebook in this process, its long loops' progress on ``bar``."""
     bar.set_postfix_str(name)
     target = output_dir / f"{name}.ipynb"
     started = time.perf_counter()
     try:
         with _following(bar, name, staging_root / "progress.txt"):
-            _execute(source, target, parameters, figures, staging_root,
-                     inline_figures=profile != "ci",
-                     progress_file=staging_root / "progress.txt")
+            _execute(
+                source,
+                target,
+                parameters,
+                figures,
+                staging_root,
+                inline_figures=profile != "ci",
+                progress_file=staging_root / "progress.txt",
+            )
     except PapermillExecutionError as error:
         raise RunError(
             f"notebook {name}.ipynb failed in cell {error.cell_index} "
             f"(execution count {error.exec_count}): {error.ename}: {error.evalue}\n"
-            f"nothing of this run of {name} was kept; the last good copy is still {target}"
+            f"nothing of this run of {name} was kept; "
+            f"the last good copy is still {target}"
         ) from None
     seconds = time.perf_counter() - started
     record_times(output_dir / "timings.json", {name: seconds})
     done(name, seconds)
 
 
-def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
-        output_dir: Path | None = None, figures_dir: Path | None = None,
-        every: bool = False, dry_run: bool = False, jobs: int = 1) -> list[Path]:
-    """Execute the selected notebooks (all if none) under ``profile``; return the executed copies.
+def run(
+    profile: str,
+    selected: list[str],
+    overrides: dict,
+    store: bool = False,
+    output_dir: Path | None = None,
+    figures_dir: Path | None = None,
+    every: bool = False,
+    dry_run: bool = False,
+    jobs: int = 1,
+) -> list[Path]:
+    """Execute the selected notebooks (all if none) under ``profile``; return the
+    executed copies.
 
     Overrides need a selected notebook or ``every=True`` (``--all``). Figures go to
     ``figures_dir`` if given, else ``$DPNN_FIGURES_DIR`` if set, else
@@ -294,16 +375,22 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise RunError(f"jobs must be an integer >= 1, got {jobs!r}")
     if overrides and not selected and not every:
-        raise RunError("-p without a notebook would change every notebook that has the "
-                       "parameter; name the notebook(s) (e.g. 05) or add --all")
+        raise RunError(
+            "-p without a notebook would change every notebook that has the "
+            "parameter; name the notebook(s) (e.g. 05) or add --all"
+        )
     if every and selected:
         raise RunError("--all runs every notebook; drop it or the notebook names")
     root = repository_root()
     profiles = load_profiles(root)
     if profile not in profiles:
-        raise RunError(f"unknown profile {profile!r}; valid profiles: {sorted(profiles)}")
+        raise RunError(
+            f"unknown profile {profile!r}; valid profiles: {sorted(profiles)}"
+        )
     if store and profile != "default":
-        raise RunError("--store writes stored outputs, which come only from the default profile")
+        raise RunError(
+            "--store writes stored outputs, which come only from the default profile"
+        )
     available = {p.stem: p for p in notebook_paths(root)}
     names = select(selected, available) or list(available)
 
@@ -312,20 +399,36 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     unknown = sorted(k for k in overrides if not any(k in defaults[n] for n in names))
     if unknown:
         valid = {n: sorted(d) for n, d in defaults.items()}
-        raise RunError(f"unknown parameter(s) {unknown} for notebook(s) {names}; "
-                       f"valid parameters per notebook: {valid}")
-    plans = {n: resolve_parameters(profiles[profile].get(n, {}), overrides, defaults[n], n, types[n])
-             for n in names}
+        raise RunError(
+            f"unknown parameter(s) {unknown} for notebook(s) {names}; "
+            f"valid parameters per notebook: {valid}"
+        )
+    plans = {
+        n: resolve_parameters(
+            profiles[profile].get(n, {}), overrides, defaults[n], n, types[n]
+        )
+        for n in names
+    }
     if store and any(plans.values()):
-        raise RunError("--store needs each notebook's own defaults; drop -p or fix profiles.yml")
+        raise RunError(
+            "--store needs each notebook's own defaults; drop -p or fix profiles.yml"
+        )
 
     output_dir = output_dir or root / "build" / profile
-    figures = Path(figures_dir or os.environ.get("DPNN_FIGURES_DIR")
-                   or figures_dir_for(root, profile, overridden=bool(overrides)))
+    figures = Path(
+        figures_dir
+        or os.environ.get("DPNN_FIGURES_DIR")
+        or figures_dir_for(root, profile, overridden=bool(overrides))
+    )
     if dry_run:
         for name in names:
-            print(f"would run {name} under {profile}" + (f" with {plans[name]}" if plans[name] else ""))
-        print(f"would write executed notebooks to {output_dir} and figures to {figures}")
+            print(
+                f"would run {name} under {profile}"
+                + (f" with {plans[name]}" if plans[name] else "")
+            )
+        print(
+            f"would write executed notebooks to {output_dir} and figures to {figures}"
+        )
         return []
     output_dir.mkdir(parents=True, exist_ok=True)
     staging_root = output_dir / ".staging"
@@ -344,14 +447,35 @@ def run(profile: str, selected: list[str], overrides: dict, store: bool = False,
     bar = tqdm(total=len(names), desc=f"notebooks ({profile})", unit="nb")
     with bar:
         if min(jobs, len(names)) > 1:
-            run_together(_execute, min(jobs, len(names)), {n: plans[n] for n in names}, available,
-                         output_dir, figures, staging_root, profile != "ci", bar, done)
+            run_together(
+                _execute,
+                min(jobs, len(names)),
+                {n: plans[n] for n in names},
+                available,
+                output_dir,
+                figures,
+                staging_root,
+                profile != "ci",
+                bar,
+                done,
+            )
         else:
             for name in names:
-                _run_one(name, available[name], output_dir, plans[name], figures,
-                         staging_root, profile, bar, done)
+                _run_one(
+                    name,
+                    available[name],
+                    output_dir,
+                    plans[name],
+                    figures,
+                    staging_root,
+                    profile,
+                    bar,
+                    done,
+                )
     executed = [executed[name] for name in names]
-    where = f"executed notebooks in {output_dir}" + (f" (and stored in {root / 'notebooks'})" if store else "")
+    where = f"executed notebooks in {output_dir}" + (
+        f" (and stored in {root / 'notebooks'})" if store else ""
+    )
     print(f"done: {where}; figures in {figures}")
     return executed
 
@@ -361,36 +485,86 @@ def _parse_overrides(pairs) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m dpnn.run", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--profile", default="default", help="ci, default or thesis (notebooks/profiles.yml)")
-    parser.add_argument("notebooks", nargs="*",
-                        help="numbers (05), unique prefixes, names or paths (default: all)")
-    parser.add_argument("--all", action="store_true", dest="every",
-                        help="run every notebook (needed with -p and no notebook named)")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="check the profile, notebooks and values; print the plan, run nothing")
-    parser.add_argument("-p", "--parameter", nargs=2, action="append", metavar=("KEY", "VALUE"),
-                        help="override a parameter (value parsed as YAML: 0.5, [1, 2], true)")
-    parser.add_argument("--store", action="store_true", help="write outputs back to notebooks/ (default profile)")
-    parser.add_argument("--jobs", "-j", type=int, default=default_jobs(),
-                        help="notebooks run at once, one process each (default: %(default)s)")
-    parser.add_argument("--output-dir", type=Path, help="where executed copies go (default build/PROFILE)")
-    parser.add_argument("--install-kernel", action="store_true",
-                        help="only register this environment's Jupyter kernel 'dpnn' (e.g. after conda env create)")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpnn.run", description=__doc__.split("\n\n")[0]
+    )
+    parser.add_argument(
+        "--profile",
+        default="default",
+        help="ci, default or thesis (notebooks/profiles.yml)",
+    )
+    parser.add_argument(
+        "notebooks",
+        nargs="*",
+        help="numbers (05), unique prefixes, names or paths (default: all)",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="every",
+        help="run every notebook (needed with -p and no notebook named)",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check the profile, notebooks and values; print the plan, run nothing",
+    )
+    parser.add_argument(
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        metavar=("KEY", "VALUE"),
+        help="override a parameter (value parsed as YAML: 0.5, [1, 2], true)",
+    )
+    parser.add_argument(
+        "--store",
+        action="store_true",
+        help="write outputs back to notebooks/ (default profile)",
+    )
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=default_jobs(),
+        help="notebooks run at once, one process each (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--output-dir",
+        type=Path,
+        help="where executed copies go (default build/PROFILE)",
+    )
+    parser.add_argument(
+        "--install-kernel",
+        action="store_true",
+        help="only register this environment's Jupyter kernel 'dpnn' "
+        "(e.g. after conda env create)",
+    )
     args = parser.parse_args(argv)
     if args.install_kernel:
         ensure_kernel()
         print(f"kernel {KERNEL_NAME!r} registered in {sys.prefix}")
         return 0
     try:
-        run(args.profile, args.notebooks, _parse_overrides(args.parameter), args.store,
-            args.output_dir, every=args.every, dry_run=args.dry_run, jobs=args.jobs)
+        run(
+            args.profile,
+            args.notebooks,
+            _parse_overrides(args.parameter),
+            args.store,
+            args.output_dir,
+            every=args.every,
+            dry_run=args.dry_run,
+            jobs=args.jobs,
+        )
     except RunError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("interrupted: the notebook that was running was not kept; earlier copies and figures are intact",
-              file=sys.stderr)
+        print(
+            "interrupted: the notebook that was running was not kept; earlier copies "
+            "and figures are intact",
+            file=sys.stderr,
+        )
         return 130
     return 0
 

@@ -33,11 +33,14 @@ __all__ = ["KDTree", "build_tree", "nearest_neighbors", "tree_neighbors", "cell_
 
 @dataclass(frozen=True)
 class KDTree:
-    """A balanced k-d tree in flat arrays; node ``i`` is described by entry ``i`` of each."""
+    """A balanced k-d tree in flat arrays; node ``i`` is described by entry ``i`` of
+    each."""
 
     points: np.ndarray  # (N, d) the data, never reordered
-    order: np.ndarray  # permutation of point indices; a subtree's points are order[lo:hi]
-    point: np.ndarray  # index into points of the node's value (the median, or the leaf's point)
+    # permutation of point indices; a subtree's points are order[lo:hi]
+    order: np.ndarray
+    # index into points of the node's value (the median, or the leaf's point)
+    point: np.ndarray
     split: np.ndarray  # the node's value on its axis
     axis: np.ndarray  # discriminator, depth mod d
     left: np.ndarray  # child node or -1
@@ -47,12 +50,14 @@ class KDTree:
     depth: np.ndarray
     height: np.ndarray  # levels below the node to its deepest leaf (0 for a leaf)
     leaf_only: bool
-    #: Tables derived from the arrays above once and reused by every traversal of the tree
-    #: (:mod:`dpnn.traversal.tables`); the arrays must therefore never change after the build.
+    #: Tables derived from the arrays above once and reused by every traversal of the
+    #: tree (:mod:`dpnn.traversal.tables`); the arrays must therefore never change after
+    #: the build.
     cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __getstate__(self) -> dict:
-        """Pickled (e.g. for a worker process) without the derived tables: they are rebuilt there."""
+        """Pickled (e.g. for a worker process) without the derived tables: they are
+        rebuilt there."""
         return {**self.__dict__, "cache": {}}
 
     @property
@@ -65,7 +70,8 @@ class KDTree:
 
     @property
     def tree_height(self) -> int:
-        """Exponential-mechanism decisions on the longest root-to-leaf path (ceil(log2 N) for Alg. 10)."""
+        """Exponential-mechanism decisions on the longest root-to-leaf path (ceil(log2
+        N) for Alg. 10)."""
         return int(self.height[0])
 
     @property
@@ -100,15 +106,21 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
     for a in range(d):
         rank[np.argsort(data[:, a], kind="stable"), a] = np.arange(n)
     # Per node (appended level by level): lo, hi, depth.
-    lo_all, hi_all, depth_all, parent_all, side_all = [np.array([0])], [np.array([n])], [np.array([0])], \
-        [np.array([-1])], [np.array([0])]
+    lo_all, hi_all, depth_all, parent_all, side_all = (
+        [np.array([0])],
+        [np.array([n])],
+        [np.array([0])],
+        [np.array([-1])],
+        [np.array([0])],
+    )
     level_lo, level_hi, level_first, depth = np.array([0]), np.array([n]), 0, 0
     split_parts, point_parts, axis_parts = [], [], []
     node_count = 1
     while level_lo.size:
         axis = depth % d
         sizes = level_hi - level_lo
-        # Sort every segment of this level on the axis: one lexsort over the covered positions.
+        # Sort every segment of this level on the axis: one lexsort over the covered
+        # positions.
         active = sizes > 1
         if np.any(active):
             starts, stops = level_lo[active], level_hi[active]
@@ -125,7 +137,12 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
             left_lo, left_hi, right_lo, right_hi = level_lo, median, median, level_hi
             has_children = sizes > 1
         else:
-            left_lo, left_hi, right_lo, right_hi = level_lo, median, median + 1, level_hi
+            left_lo, left_hi, right_lo, right_hi = (
+                level_lo,
+                median,
+                median + 1,
+                level_hi,
+            )
             has_children = sizes > 1
         parent = level_first + np.arange(len(level_lo))
         child_lo = np.concatenate([left_lo[has_children], right_lo[has_children]])
@@ -133,11 +150,19 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
         child_parent = np.concatenate([parent[has_children], parent[has_children]])
         child_side = np.repeat([0, 1], has_children.sum())
         keep = child_hi > child_lo  # classic trees can have an empty side
-        child_lo, child_hi, child_parent, child_side = (child_lo[keep], child_hi[keep],
-                                                        child_parent[keep], child_side[keep])
-        sort_children = np.lexsort((child_side, child_parent))  # breadth-first, left before right
+        child_lo, child_hi, child_parent, child_side = (
+            child_lo[keep],
+            child_hi[keep],
+            child_parent[keep],
+            child_side[keep],
+        )
+        # breadth-first, left before right
+        sort_children = np.lexsort((child_side, child_parent))
         child_lo, child_hi = child_lo[sort_children], child_hi[sort_children]
-        child_parent, child_side = child_parent[sort_children], child_side[sort_children]
+        child_parent, child_side = (
+            child_parent[sort_children],
+            child_side[sort_children],
+        )
         level_first = node_count
         node_count += len(child_lo)
         depth += 1
@@ -150,46 +175,73 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
         level_lo, level_hi = child_lo, child_hi
 
     lo, hi = np.concatenate(lo_all), np.concatenate(hi_all)
-    depths, parents, sides = np.concatenate(depth_all), np.concatenate(parent_all), np.concatenate(side_all)
+    depths, parents, sides = (
+        np.concatenate(depth_all),
+        np.concatenate(parent_all),
+        np.concatenate(side_all),
+    )
     left = np.full(len(lo), -1, dtype=np.intp)
     right = np.full(len(lo), -1, dtype=np.intp)
     children = np.arange(1, len(lo))
     left[parents[1:][sides[1:] == 0]] = children[sides[1:] == 0]
     right[parents[1:][sides[1:] == 1]] = children[sides[1:] == 1]
     height = np.zeros(len(lo), dtype=np.intp)
-    for node_depth in range(depths.max() - 1, -1, -1):  # bottom-up over levels, vectorized within
+    # bottom-up over levels, vectorized within
+    for node_depth in range(depths.max() - 1, -1, -1):
         at = np.flatnonzero(depths == node_depth)
-        child_heights = np.maximum(np.where(left[at] >= 0, height[np.maximum(left[at], 0)], -1),
-                                   np.where(right[at] >= 0, height[np.maximum(right[at], 0)], -1))
+        child_heights = np.maximum(
+            np.where(left[at] >= 0, height[np.maximum(left[at], 0)], -1),
+            np.where(right[at] >= 0, height[np.maximum(right[at], 0)], -1),
+        )
         height[at] = np.where(child_heights >= 0, child_heights + 1, 0)
-    return KDTree(points=data, order=order, point=np.concatenate(point_parts).astype(np.intp),
-                  split=np.concatenate(split_parts), axis=np.concatenate(axis_parts).astype(np.intp),
-                  left=left, right=right, lo=lo, hi=hi, depth=depths, height=height, leaf_only=leaf_only)
+    return KDTree(
+        points=data,
+        order=order,
+        point=np.concatenate(point_parts).astype(np.intp),
+        split=np.concatenate(split_parts),
+        axis=np.concatenate(axis_parts).astype(np.intp),
+        left=left,
+        right=right,
+        lo=lo,
+        hi=hi,
+        depth=depths,
+        height=height,
+        leaf_only=leaf_only,
+    )
 
 
 def _ranges(starts, stops) -> np.ndarray:
     """Concatenation of ``arange(a, b)`` for each pair, without a Python loop."""
     lengths = stops - starts
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    offsets = np.repeat(
+        starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths
+    )
     return np.arange(lengths.sum()) + offsets
 
 
 def nearest_neighbors(tree: KDTree, queries, k: int = 1):
-    """Exact k nearest neighbours by tree search with backtracking (thesis Alg. 6), batched.
+    """Exact k nearest neighbours by tree search with backtracking (thesis Alg. 6),
+    batched.
 
-    Every query keeps a stack of nodes to visit with the squared distance from the
-    query to the splitting plane that bounds them; all queries advance together,
-    one node per step. A node is skipped when that bound is no better than the
-    query's current k-th best distance (Alg. 6 line 18). Returns ``(distances,
-    indices)`` of shape ``(n_queries, k)``, nearest first, indices into ``tree.points``.
-    Ties between equidistant points may be broken differently from cKDTree.
+    Every query keeps a stack of nodes to visit with the squared distance from the query
+    to the splitting plane that bounds them; all queries advance together, one node per
+    step. A node is skipped when that bound is no better than the query's current k-th
+    best distance (Alg. 6 line 18). Returns ``(distances, indices)`` of shape
+    ``(n_queries, k)``, nearest first, indices into ``tree.points``. Ties between
+    equidistant points may be broken differently from cKDTree.
     """
     q = _as_points(queries, "queries")
     if q.shape[1] != tree.dimension:
-        raise ValueError(f"queries must have dimension {tree.dimension} like the tree, got shape {np.shape(queries)}")
+        raise ValueError(
+            f"queries must have dimension {tree.dimension} like the tree, got shape "
+            f"{np.shape(queries)}"
+        )
     k = positive_int(k, "k")
     if k > len(tree.points):
-        raise ValueError(f"k must be between 1 and the number of points ({len(tree.points)}), got {k}")
+        raise ValueError(
+            "k must be between 1 and the number of "
+            f"points ({len(tree.points)}), got {k}"
+        )
     m = len(q)
     best_d = np.full((m, k), np.inf)
     best_i = np.full((m, k), -1, dtype=np.intp)
@@ -210,7 +262,9 @@ def nearest_neighbors(tree: KDTree, queries, k: int = 1):
         # Every visited node's value is a data point (Alg. 6 CHOOSECLOSEST).
         candidate = tree.point[node]
         dist = np.sum((tree.points[candidate] - q[live]) ** 2, axis=1)
-        fresh = (dist < best_d[live, -1]) & ~np.any(best_i[live] == candidate[:, None], axis=1)
+        fresh = (dist < best_d[live, -1]) & ~np.any(
+            best_i[live] == candidate[:, None], axis=1
+        )
         if np.any(fresh):
             r = live[fresh]
             best_d[r, -1], best_i[r, -1] = dist[fresh], candidate[fresh]
@@ -222,7 +276,8 @@ def nearest_neighbors(tree: KDTree, queries, k: int = 1):
         gap = q[live, tree.axis[node]] - tree.split[node]
         near = np.where(gap < 0, tree.left[node], tree.right[node])
         far = np.where(gap < 0, tree.right[node], tree.left[node])
-        for child, child_bound in ((far, gap**2), (near, np.zeros(len(live)))):  # near on top
+        # near on top
+        for child, child_bound in ((far, gap**2), (near, np.zeros(len(live)))):
             has = child >= 0
             r = live[has]
             stack_node[r, top[r]] = child[has]
@@ -233,14 +288,18 @@ def nearest_neighbors(tree: KDTree, queries, k: int = 1):
 
 
 def tree_neighbors(tree: KDTree, leaf: int, radius: int) -> np.ndarray:
-    """Tree neighbours (thesis §2.3.2, §5.1.1): the points of the leaves within ``radius`` of ``leaf`` in tree order.
+    """Tree neighbours (thesis §2.3.2, §5.1.1): the points of the leaves within
+    ``radius`` of ``leaf`` in tree order.
 
     For a leaf-only tree, leaves read left to right are ``tree.order``; the
     neighbours are the points at positions ``lo - radius .. lo + radius`` of that
     order (clipped to the tree), the leaf itself included.
     """
     if not tree.leaf_only:
-        raise ValueError("tree must be leaf-only (build_tree(points, leaf_only=True)) for tree neighbours")
+        raise ValueError(
+            "tree must be leaf-only (build_tree(points, "
+            "leaf_only=True)) for tree neighbours"
+        )
     leaf = int(leaf)
     if not (0 <= leaf < tree.n_nodes) or not tree.is_leaf[leaf]:
         raise ValueError(f"leaf must be the index of a leaf node, got {leaf}")
@@ -248,7 +307,7 @@ def tree_neighbors(tree: KDTree, leaf: int, radius: int) -> np.ndarray:
     if radius < 0:
         raise ValueError(f"radius must be an integer >= 0, got {radius}")
     position = tree.lo[leaf]
-    return tree.order[max(0, position - radius): position + radius + 1]
+    return tree.order[max(0, position - radius) : position + radius + 1]
 
 
 def cell_boxes(tree: KDTree, domain) -> tuple[np.ndarray, np.ndarray]:
@@ -265,9 +324,15 @@ def cell_boxes(tree: KDTree, domain) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("tree must be a KDTree from dpnn.trees.build_tree")
     box = finite_array(domain, "domain", ndim=(1, 2))
     box = box.reshape(1, 2) if box.ndim == 1 and box.size == 2 else box
-    if box.ndim != 2 or box.shape != (tree.dimension, 2) or np.any(box[:, 0] >= box[:, 1]):
-        raise ValueError(f"domain must have shape ({tree.dimension}, 2) with low < high per row, "
-                         f"got {np.asarray(domain).tolist()!r}")
+    if (
+        box.ndim != 2
+        or box.shape != (tree.dimension, 2)
+        or np.any(box[:, 0] >= box[:, 1])
+    ):
+        raise ValueError(
+            f"domain must have shape ({tree.dimension}, 2) with low < high per row, "
+            f"got {np.asarray(domain).tolist()!r}"
+        )
     data = tree.points
     if np.any(data < box[:, 0]) or np.any(data > box[:, 1]):
         raise ValueError("domain must contain every point of the tree")

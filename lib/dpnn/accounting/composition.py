@@ -38,7 +38,9 @@ def _epsilons(epsilons, name: str = "epsilons") -> np.ndarray:
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"{name} must be a non-empty list of finite numbers >= 0")
     if not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise ValueError(f"{name} must contain only finite numbers >= 0, got {epsilons!r}")
+        raise ValueError(
+            f"{name} must contain only finite numbers >= 0, got {epsilons!r}"
+        )
     return values
 
 
@@ -65,24 +67,36 @@ def advanced_composition(epsilon, k, delta_prime) -> float:
     k = positive_int(k, "k")
     delta_prime = probability_open(delta_prime, "delta_prime")
     if epsilon > _MAX_EXPONENT:
-        raise ValueError(f"epsilon must be at most {_MAX_EXPONENT} for advanced composition (its term "
-                         f"k epsilon (e^epsilon - 1) overflows a float); got {epsilon!r}: use basic composition")
-    bound = math.sqrt(2 * k * math.log(1 / delta_prime)) * epsilon + k * epsilon * math.expm1(epsilon)
+        raise ValueError(
+            f"epsilon must be at most {_MAX_EXPONENT} "
+            "for advanced composition (its term "
+            "k epsilon (e^epsilon - 1) overflows a "
+            f"float); got {epsilon!r}: use basic composition"
+        )
+    bound = math.sqrt(
+        2 * k * math.log(1 / delta_prime)
+    ) * epsilon + k * epsilon * math.expm1(epsilon)
     if not math.isfinite(bound):
-        raise ValueError(f"k * epsilon * (e^epsilon - 1) overflows a float for epsilon={epsilon!r}, k={k}; "
-                         "use basic composition")
+        raise ValueError(
+            "k * epsilon * (e^epsilon - 1) overflows "
+            f"a float for epsilon={epsilon!r}, k={k}; "
+            "use basic composition"
+        )
     return bound
 
 
 def _heterogeneous_advanced(epsilons, delta_prime) -> float:
-    """Advanced composition for unequal steps: sqrt(2 ln(1/delta') sum e_i^2) + sum e_i (e^e_i - 1).
+    """Advanced composition for unequal steps: sqrt(2 ln(1/delta') sum e_i^2) + sum e_i
+    (e^e_i - 1).
 
     The proof of Thm 2.10 (Azuma on the privacy-loss martingale, step i bounded
     by e_i with mean at most e_i (e^e_i - 1)) gives this; equal steps recover Thm 2.10.
     """
     e = _epsilons(epsilons)
-    return float(_root_of_scaled_squares(2 * math.log(1 / delta_prime), e)
-                 + np.sum(e * np.expm1(e)))
+    return float(
+        _root_of_scaled_squares(2 * math.log(1 / delta_prime), e)
+        + np.sum(e * np.expm1(e))
+    )
 
 
 def _root_of_scaled_squares(scale: float, e: np.ndarray) -> float:
@@ -94,9 +108,12 @@ def _root_of_scaled_squares(scale: float, e: np.ndarray) -> float:
 
 
 def _br_term(epsilon: np.ndarray) -> np.ndarray:
-    """``e/(1 - e^{-e}) - 1 - ln(e/(1 - e^{-e}))`` per step, with its limit 0 at e = 0."""
+    """``e/(1 - e^{-e}) - 1 - ln(e/(1 - e^{-e}))`` per step, with its limit 0 at
+    e = 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(epsilon > 0, epsilon / -np.expm1(-np.where(epsilon > 0, epsilon, 1.0)), 1.0)
+        ratio = np.where(
+            epsilon > 0, epsilon / -np.expm1(-np.where(epsilon > 0, epsilon, 1.0)), 1.0
+        )
     return ratio - 1 - np.log(ratio)
 
 
@@ -105,9 +122,11 @@ def br_composition(epsilons, delta) -> float:
 
     If mechanism i is epsilon_i-range-bounded (Def. 2.11; the exponential
     mechanism of Def. 2.6 is epsilon-BR, Lemma 2.12), their adaptive composition
-    is (epsilon, delta)-DP with
+    is (epsilon, delta)-DP with::
 
-    ``epsilon = min{ sum e_i, sum (e_i/(1-e^{-e_i}) - 1 - ln(e_i/(1-e^{-e_i}))) + sqrt(1/2 sum e_i^2 ln(1/delta)) }``.
+        epsilon = min{ sum e_i,
+                       sum (e_i/(1-e^{-e_i}) - 1 - ln(e_i/(1-e^{-e_i})))
+                       + sqrt(1/2 sum e_i^2 ln(1/delta)) }
     """
     e = _epsilons(epsilons)
     delta = probability_open(delta, "delta")
@@ -119,11 +138,15 @@ def br_composition(epsilons, delta) -> float:
 def thesis_s5_2_bound(epsilon, c, delta) -> float:
     """The bound as printed in thesis §5.2, with ``c * epsilon`` inside the first term.
 
-    ``min{ c e, (c e/(1-e^{-c e}) - 1 - ln(c e/(1-e^{-c e}))) + sqrt(1/2 c e^2 ln(1/delta)) }``.
+    ::
+
+        min{ c e, (c e/(1-e^{-c e}) - 1 - ln(c e/(1-e^{-c e})))
+                  + sqrt(1/2 c e^2 ln(1/delta)) }
+
     This is NOT what Thm 2.13 gives for c equal steps (that is
-    ``br_composition([epsilon] * c, delta)``, with c times the per-step term);
-    it is kept only so notebook 02 can show the difference. Do not use it to
-    account for privacy.
+    ``br_composition([epsilon] * c, delta)``, with c times the per-step term); it is
+    kept only so notebook 02 can show the difference. Do not use it to account for
+    privacy.
     """
     epsilon = nonnegative_finite(epsilon, "epsilon")
     c = positive_int(c, "c")
@@ -151,14 +174,18 @@ def optimal_pure_composition_delta(epsilon0, k, epsilon) -> float:
     loss = epsilon0 * (k - 2 * i)
     log_p = -np.logaddexp(0.0, -epsilon0)  # log of e^e0 / (1 + e^e0)
     log_q = -np.logaddexp(0.0, epsilon0)
-    log_binomial = gammaln(k + 1) - gammaln(i + 1) - gammaln(k - i + 1)  # no overflow for large k
+    # no overflow for large k
+    log_binomial = gammaln(k + 1) - gammaln(i + 1) - gammaln(k - i + 1)
     log_mass = log_binomial + (k - i) * log_p + i * log_q
     positive = loss > epsilon
-    return float(np.sum(np.exp(log_mass[positive]) * -np.expm1(epsilon - loss[positive])))
+    return float(
+        np.sum(np.exp(log_mass[positive]) * -np.expm1(epsilon - loss[positive]))
+    )
 
 
 def optimal_pure_composition_epsilon(epsilon0, k, delta) -> float:
-    """Smallest epsilon with ``optimal_pure_composition_delta(epsilon0, k, epsilon) <= delta`` (bisection)."""
+    """Smallest epsilon with
+    ``optimal_pure_composition_delta(epsilon0, k, epsilon) <= delta`` (bisection)."""
     delta = probability_open(delta, "delta")
     low, high = 0.0, positive_int(k, "k") * nonnegative_finite(epsilon0, "epsilon0")
     if optimal_pure_composition_delta(epsilon0, k, low) <= delta:

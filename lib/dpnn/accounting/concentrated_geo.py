@@ -19,7 +19,8 @@ __all__ = ["cgp_composition", "cgp_from_gp", "gp_from_cgp", "gp_epsilon_for_cgp"
 
 
 def cgp_composition(rhos) -> float:
-    """CGP composition (Liang and Yi, Thm 3.2): adaptively composing rho_i-CGP mechanisms is ``sum(rho_i)``-CGP."""
+    """CGP composition (Liang and Yi, Thm 3.2): adaptively composing rho_i-CGP
+    mechanisms is ``sum(rho_i)``-CGP."""
     return float(np.sum(_epsilons(rhos, "rhos")))
 
 
@@ -34,11 +35,13 @@ def cgp_from_gp(epsilon) -> float:
 
 
 def gp_from_cgp(rho, delta, distance_bound) -> float:
-    """Smallest epsilon with rho-CGP => (epsilon, delta, A)-GP (Liang and Yi, Lemma 3.7).
+    """Smallest epsilon with rho-CGP => (epsilon, delta, A)-GP (Liang and Yi, Lemma
+    3.7).
 
     ``epsilon = rho A + 2 sqrt(rho ln(1/delta))`` with ``A = distance_bound``: at
-    distance d <= A the pair is (rho d^2)-zCDP, hence (rho d^2 + 2 d sqrt(rho ln(1/delta)), delta)-DP
-    (Bun and Steinke Prop. 1.3), which is at most epsilon d when d <= A.
+    distance d <= A the pair is (rho d^2)-zCDP, hence (rho d^2 + 2 d sqrt(rho
+    ln(1/delta)), delta)-DP (Bun and Steinke Prop. 1.3), which is at most epsilon d when
+    d <= A.
     """
     rho = positive_finite(rho, "rho")
     delta = probability_open(delta, "delta")
@@ -47,12 +50,15 @@ def gp_from_cgp(rho, delta, distance_bound) -> float:
 
 
 def gp_epsilon_for_cgp(rho, delta, epsilon_distance=10.0) -> float:
-    """The epsilon the paper's experiments give GP for a rho-CGP competitor (Liang and Yi, §5).
+    """The epsilon the paper's experiments give GP for a rho-CGP competitor (Liang and
+    Yi, §5).
 
     §5 uses Lemma 3.7 with ``delta`` (1e-10) and ``epsilon A = epsilon_distance`` (10):
-    epsilon solves ``epsilon = rho * epsilon_distance / epsilon + 2 sqrt(rho ln(1/delta))``, i.e.
-    ``epsilon = sqrt(rho L) + sqrt(rho L + rho * epsilon_distance)`` with ``L = ln(1/delta)``.
-    For rho from 5e-8 to 5e-4 this gives 0.0024 to 0.24 per metre, the paper's "0.002 to 0.2".
+    epsilon solves
+    ``epsilon = rho * epsilon_distance / epsilon + 2 sqrt(rho ln(1/delta))``, i.e.
+    ``epsilon = sqrt(rho L) + sqrt(rho L + rho * epsilon_distance)`` with
+    ``L = ln(1/delta)``. For rho from 5e-8 to 5e-4 this gives 0.0024 to 0.24 per metre,
+    the paper's "0.002 to 0.2".
     """
     rho = positive_finite(rho, "rho")
     delta = probability_open(delta, "delta")

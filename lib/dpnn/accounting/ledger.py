@@ -65,8 +65,11 @@ class Accountant:
     def spend(self, kind: str, epsilon, count: int = 1) -> "Accountant":
         if kind not in SPEND_KINDS:
             raise ValueError(f"kind must be one of {SPEND_KINDS}, got {kind!r}")
-        parameter = (positive_finite(epsilon, "sigma") if kind == "gaussian"
-                     else nonnegative_finite(epsilon, "epsilon"))
+        parameter = (
+            positive_finite(epsilon, "sigma")
+            if kind == "gaussian"
+            else nonnegative_finite(epsilon, "epsilon")
+        )
         count = positive_int(count, "count")
         self._spends[(kind, parameter)] += count
         return self
@@ -86,34 +89,56 @@ class Accountant:
 
     def _repeat(self, per_step) -> np.ndarray:
         """``per_step(kind, parameter)`` for every step, repeated by count."""
-        return np.repeat([per_step(kind, p) for kind, p in self._spends], list(self._spends.values()))
+        return np.repeat(
+            [per_step(kind, p) for kind, p in self._spends], list(self._spends.values())
+        )
 
     def _dp_epsilons(self) -> np.ndarray:
         """The pure-DP parameter of every step, repeated by count."""
         if self._has_gaussian():
-            raise ValueError("method must be 'pld' or 'zcdp' when Gaussian spends are present")
+            raise ValueError(
+                "method must be 'pld' or 'zcdp' when Gaussian spends are present"
+            )
         return self._repeat(lambda kind, p: p)
 
     def _br_epsilons(self) -> np.ndarray:
-        """Range-bounded parameter per step: epsilon for the exponential mechanism, 2 epsilon otherwise.
+        """Range-bounded parameter per step: epsilon for the exponential mechanism, 2
+        epsilon otherwise.
 
         Any epsilon-DP mechanism is 2 epsilon-BR (Durfee and Rogers 2019, Lemma 3.2);
-        randomized response at epsilon is exactly 2 epsilon-BR (its losses are +-epsilon).
+        randomized response at epsilon is exactly 2 epsilon-BR (its losses are
+        +-epsilon).
         """
         self._dp_epsilons()
         return self._repeat(lambda kind, p: p if kind == "exponential" else 2 * p)
 
     def _rho(self) -> float:
-        """zCDP parameter of the ledger: epsilon^2/8 per exponential step, epsilon^2/2 per other pure step."""
-        per_kind = {"gaussian": lambda p: 1 / (2 * p**2), "exponential": zcdp_from_bounded_range}
-        return float(sum(count * per_kind.get(kind, zcdp_from_pure)(p) for (kind, p), count in self._spends.items()))
+        """zCDP parameter of the ledger: epsilon^2/8 per exponential step, epsilon^2/2
+        per other pure step."""
+        per_kind = {
+            "gaussian": lambda p: 1 / (2 * p**2),
+            "exponential": zcdp_from_bounded_range,
+        }
+        return float(
+            sum(
+                count * per_kind.get(kind, zcdp_from_pure)(p)
+                for (kind, p), count in self._spends.items()
+            )
+        )
 
     def _thesis_epsilons(self) -> np.ndarray:
-        """The per-step budget as the thesis's code charges it (a CMP step at its EMQUERY epsilon)."""
-        other = {kind for kind, _ in self._spends} - {"exponential", "randomized_response"}
+        """The per-step budget as the thesis's code charges it (a CMP step at its
+        EMQUERY epsilon)."""
+        other = {kind for kind, _ in self._spends} - {
+            "exponential",
+            "randomized_response",
+        }
         if other:
-            raise ValueError(f"method 'thesis' applies to DP-TT ledgers (exponential and randomized_response "
-                             f"steps); this ledger also holds {sorted(other)}")
+            raise ValueError(
+                "method 'thesis' applies to DP-TT ledgers (exponential and "
+                "randomized_response "
+                f"steps); this ledger also holds {sorted(other)}"
+            )
         return self._repeat(lambda kind, p: p if kind == "exponential" else 2 * p)
 
     def epsilon(self, delta=None, method: str = "br") -> float:
@@ -129,14 +154,25 @@ class Accountant:
             return br_composition(self._thesis_epsilons(), delta)
         if method == "zcdp":
             converted = dp_from_zcdp(self._rho(), delta)
-            return converted if self._has_gaussian() else min(basic_composition(self._dp_epsilons()), converted)
-        basic = basic_composition(self._dp_epsilons()) if not self._has_gaussian() else math.inf
+            return (
+                converted
+                if self._has_gaussian()
+                else min(basic_composition(self._dp_epsilons()), converted)
+            )
+        basic = (
+            basic_composition(self._dp_epsilons())
+            if not self._has_gaussian()
+            else math.inf
+        )
         if method == "advanced":
             return min(basic, _heterogeneous_advanced(self._dp_epsilons(), delta))
         if method == "br":
             return min(basic, br_composition(self._br_epsilons(), delta))
-        events = [("pure" if kind == "exponential" else kind, p)
-                  for (kind, p), count in self._spends.items() for _ in range(count)]
+        events = [
+            ("pure" if kind == "exponential" else kind, p)
+            for (kind, p), count in self._spends.items()
+            for _ in range(count)
+        ]
         exact = pld_epsilon(events, delta)
         if any(kind == "exponential" for kind, _ in self._spends):
             bounds = [exact, self.epsilon(delta, "zcdp")]

@@ -1,4 +1,5 @@
-"""Tight numerical composition by privacy loss distributions (PLD), with ``dp_accounting``."""
+"""Tight numerical composition by privacy loss distributions (PLD), with
+``dp_accounting``."""
 
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def _check_events(events) -> Counter:
     return counted
 
 
-#: Relative accuracy the PLD grid aims at, and the most grid points one composed PLD may span.
+#: Relative accuracy the PLD grid aims at, and the most grid points one composed PLD may
+#: span.
 _PLD_RELATIVE_ERROR = 1e-3
 _PLD_MAX_POINTS = 2_000_000
 
@@ -72,12 +74,15 @@ def pld_discretisation(events) -> tuple[float, float]:
     if not steps:
         return 1e-4, 0.0
     width = sum(_loss_width(kind, p) * n for (kind, p), n in paid.items())
-    interval = max(min(1e-4, _PLD_RELATIVE_ERROR * width / (2 * steps)), width / _PLD_MAX_POINTS)
+    interval = max(
+        min(1e-4, _PLD_RELATIVE_ERROR * width / (2 * steps)), width / _PLD_MAX_POINTS
+    )
     return interval, steps * interval
 
 
 def _pld(events):
-    """The composed privacy loss distribution of ``events`` (None if every event is free)."""
+    """The composed privacy loss distribution of ``events`` (None if every event is
+    free)."""
     from dp_accounting.pld import privacy_loss_distribution as pld
     from dp_accounting.pld.common import DifferentialPrivacyParameters
 
@@ -85,44 +90,61 @@ def _pld(events):
     paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
     if not paid:
         return None
-    too_large = sorted(p for (kind, p) in paid if kind != "gaussian" and p > _MAX_EXPONENT)
+    too_large = sorted(
+        p for (kind, p) in paid if kind != "gaussian" and p > _MAX_EXPONENT
+    )
     if too_large:
-        raise ValueError(f"epsilon of every non-Gaussian event must be at most {_MAX_EXPONENT} for the PLD "
-                         f"accountant (e^epsilon overflows a float), got {too_large[-1]!r}; such a step "
-                         "reveals its input: compose it with basic composition")
+        raise ValueError(
+            "epsilon of every non-Gaussian event must "
+            f"be at most {_MAX_EXPONENT} for the PLD "
+            "accountant (e^epsilon overflows a float), "
+            f"got {too_large[-1]!r}; such a step "
+            "reveals its input: compose it with basic composition"
+        )
     interval, _ = pld_discretisation(events)
     parts = []
     for (kind, parameter), count in paid.items():
         if kind == "randomized_response":
-            # dp_accounting's noise parameter is the chance of a uniform bucket out of 2:
-            # keep = 1 - noise/2 = e^eps/(1+e^eps), so noise = 2/(1+e^eps).
-            one = pld.from_randomized_response(2 / (1 + math.exp(parameter)), 2,
-                                               value_discretization_interval=interval)
+            # dp_accounting's noise parameter is the chance of a uniform bucket out of
+            # 2: keep = 1 - noise/2 = e^eps/(1+e^eps), so noise = 2/(1+e^eps).
+            one = pld.from_randomized_response(
+                2 / (1 + math.exp(parameter)), 2, value_discretization_interval=interval
+            )
         elif kind == "laplace":
-            one = pld.from_laplace_mechanism(1 / parameter, sensitivity=1,
-                                             value_discretization_interval=interval)
+            one = pld.from_laplace_mechanism(
+                1 / parameter, sensitivity=1, value_discretization_interval=interval
+            )
         elif kind == "gaussian":
-            one = pld.from_gaussian_mechanism(parameter, sensitivity=1,
-                                              value_discretization_interval=interval)
+            one = pld.from_gaussian_mechanism(
+                parameter, sensitivity=1, value_discretization_interval=interval
+            )
         else:
-            one = pld.from_privacy_parameters(DifferentialPrivacyParameters(parameter, 0.0),
-                                              value_discretization_interval=interval)
+            one = pld.from_privacy_parameters(
+                DifferentialPrivacyParameters(parameter, 0.0),
+                value_discretization_interval=interval,
+            )
         parts.append(one.self_compose(count) if count > 1 else one)
     return reduce(lambda a, b: a.compose(b), parts)
 
 
 def _homogeneous_pure(events):
-    """(epsilon0, k) if every event is randomized response or pure DP with one epsilon0 > 0, else None."""
+    """(epsilon0, k) if every event is randomized response or pure DP with one epsilon0
+    > 0, else None."""
     counted = _check_events(events)
     kinds = {kind for kind, _ in counted}
     parameters = {p for _, p in counted}
-    if kinds <= {"randomized_response", "pure"} and len(parameters) == 1 and next(iter(parameters)) > 0:
+    if (
+        kinds <= {"randomized_response", "pure"}
+        and len(parameters) == 1
+        and next(iter(parameters)) > 0
+    ):
         return next(iter(parameters)), sum(counted.values())
     return None
 
 
 def pld_epsilon(events, delta, numerical: bool = False) -> float:
-    """Tight epsilon at ``delta`` of the composition of ``events``, by privacy loss distributions.
+    """Tight epsilon at ``delta`` of the composition of ``events``, by privacy loss
+    distributions.
 
     ``events`` is a list of ``(kind, parameter)``: ``("randomized_response", eps)``
     (keep the bit with probability e^eps/(1+e^eps)), ``("laplace", eps)``
@@ -156,17 +178,26 @@ def pld_epsilon(events, delta, numerical: bool = False) -> float:
     counted = _check_events(events)
     if any(kind == "gaussian" for kind, _ in counted):
         if not math.isfinite(epsilon):
-            raise ValueError("events compose beyond what dp_accounting can represent (epsilon overflow)")
+            raise ValueError(
+                "events compose beyond what dp_accounting "
+                "can represent (epsilon overflow)"
+            )
         return epsilon
-    # Pure steps: basic composition is valid too, and beats the grid's rounding once it binds.
+    # Pure steps: basic composition is valid too, and beats the grid's rounding once it
+    # binds.
     return min(epsilon, float(sum(p * n for (_, p), n in counted.items())))
 
 
 def pld_delta(events, epsilon, numerical: bool = False) -> float:
-    """Tight delta at ``epsilon`` of the composition of ``events`` (see :func:`pld_epsilon`)."""
+    """Tight delta at ``epsilon`` of the composition of ``events`` (see
+    :func:`pld_epsilon`)."""
     epsilon = nonnegative_finite(epsilon, "epsilon")
     homogeneous = None if numerical else _homogeneous_pure(events)
     if homogeneous:
         return optimal_pure_composition_delta(homogeneous[0], homogeneous[1], epsilon)
     distribution = _pld(events)
-    return 0.0 if distribution is None else float(distribution.get_delta_for_epsilon(epsilon))
+    return (
+        0.0
+        if distribution is None
+        else float(distribution.get_delta_for_epsilon(epsilon))
+    )

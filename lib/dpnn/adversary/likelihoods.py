@@ -295,8 +295,16 @@ class DPTT:
         return (low[node] + high[node]) / 2
 
 
-def mechanisms_at(eps_star, tree: KDTree, grid: Grid, domain, delta, *, lsrr_levels: int,
-                  e_splits: int) -> list:
+def mechanisms_at(
+    eps_star,
+    tree: KDTree,
+    grid: Grid,
+    domain,
+    delta,
+    *,
+    lsrr_levels: int,
+    e_splits: int,
+) -> list:
     """Every location mechanism of the comparison at one composed privacy ``eps_star``.
 
     GEO at ``eps_star / D`` per unit of distance (D the domain's diameter, so any two
@@ -308,8 +316,15 @@ def mechanisms_at(eps_star, tree: KDTree, grid: Grid, domain, delta, *, lsrr_lev
     diameter, height = grid.diameter, tree.tree_height
 
     def schedule(utility, **variant):
-        return traversal.epsilon_schedule("constant", height, eps_star, utility=utility,
-                                          method="pld", delta=delta, **variant)
+        return traversal.epsilon_schedule(
+            "constant",
+            height,
+            eps_star,
+            utility=utility,
+            method="pld",
+            delta=delta,
+            **variant,
+        )
 
     early = schedule("cmp", variant="early", splits=e_splits)
     return [

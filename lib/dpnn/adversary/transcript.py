@@ -6,8 +6,7 @@ path are computed over every leaf (:func:`dpnn.adversary.turns.path_log_law`),
 and the run is (epsilon, delta)-indistinguishable for this pair exactly when
 the hockey-stick divergence
 
-    ``delta(epsilon) = max( sum_o (P(o) - e^eps Q(o))_+ , sum_o (Q(o) - e^eps P(o))_+
-    )``
+    ``delta(epsilon) = max( sum_o (P(o) - e^eps Q(o))_+, sum_o (Q(o) - e^eps P(o))_+ )``
 
 is at most delta. That is the privacy curve of the pair; the smallest epsilon
 with ``delta(epsilon) <= delta`` is the pair's actual epsilon. The ledger
@@ -44,8 +43,8 @@ ACCOUNTING_METHODS = ("thesis", "br", "zcdp", "pld")
 
 
 def _one_sided(log_p, log_q, epsilon):
-    """``sum_o (P(o) - e^eps Q(o))_+`` for each epsilon (array), as ``P (1 - e^(eps -
-    L))`` on L > eps."""
+    """``sum_o (P(o) - e^eps Q(o))_+`` for each epsilon (array), as
+    ``P (1 - e^(eps - L))`` on L > eps."""
     loss = log_p - log_q
     order = np.argsort(-loss)
     loss, p = loss[order], np.exp(log_p[order])
@@ -106,8 +105,8 @@ def _one_sided_epsilon(log_p, log_q, delta):
 
 
 def _solve(tail_p, tail_q, loss, delta, k):
-    """On the segment where the top k outcomes (by loss) count: ``S_P - e^eps S_Q =
-    delta``."""
+    """On the segment where the top k outcomes (by loss) count:
+    ``S_P - e^eps S_Q = delta``."""
     s_p, s_q = tail_p[k - 1], tail_q[k - 1]
     if s_q <= 0:
         return float(loss[k - 1])
@@ -178,8 +177,8 @@ def accounted_epsilon(
     methods=ACCOUNTING_METHODS,
     splits: int = 0,
 ) -> dict:
-    """What the ledger charges one basic (``splits=0``) or E<splits> run: ``{method:
-    epsilon at delta}``."""
+    """What the ledger charges one basic (``splits=0``) or E<splits> run:
+    ``{method: epsilon at delta}``."""
     delta = probability_open(delta, "delta")
     ledger = dptt_ledger(
         schedule_of(tree, epsilon)[: tree.tree_height],
@@ -244,8 +243,8 @@ def worst_pair_at_distance(
     widths = box[:, 1] - box[:, 0]
     if distance > np.linalg.norm(widths):
         raise ValueError(
-            f"distance must be at most the domain's diameter {np.linalg.norm(widths)}, "
-            f"got {distance}"
+            "distance must be at most the domain's diameter "
+            f"{np.linalg.norm(widths)}, got {distance}"
         )
     best, best_value = None, -np.inf
     for _ in range(candidates):

@@ -1,15 +1,14 @@
 """DP-TT's turn probabilities as a function of the query's location, and the law of a
 path.
 
-At an inner node of the leaf-only k-d tree the client turns right with
-probability ``expit(scale * (u_R - u_L))``, ``scale = epsilon_level / (2
-sensitivity)`` (thesis Alg. 12): for CMP (Alg. 14) ``u_R - u_L`` is -1 if the
-query lies below the node's split on its axis and +1 otherwise (sensitivity 1);
-for DIS (Alg. 13) it is the query's distance to the left child's value minus its
-distance to the right child's value. These are the laws :func:`dpnn.traversal.dptt`
-samples (a test checks the leaf frequencies against them). A basic transcript
-is the root-to-leaf path; E stops at the first node of height at most ``s``
-(Alg. 16). The probability of a transcript is the product of its turns'
+At an inner node of the leaf-only k-d tree the client turns right with probability
+``expit(scale * (u_R - u_L))``, ``scale = epsilon_level / (2 sensitivity)`` (thesis Alg.
+12): for CMP (Alg. 14) ``u_R - u_L`` is -1 if the query lies below the node's split on
+its axis and +1 otherwise (sensitivity 1); for DIS (Alg. 13) it is the query's distance
+to the left child's value minus its distance to the right child's value. These are the
+laws :func:`dpnn.traversal.dptt` samples (a test checks the leaf frequencies against
+them). A basic transcript is the root-to-leaf path; E stops at the first node of height
+at most ``s`` (Alg. 16). The probability of a transcript is the product of its turns'
 probabilities, computed here in logs so that no path underflows.
 """
 
@@ -157,8 +156,8 @@ def path_log_law(
     sensitivity=None,
     stop_height: int = 0,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The exact law of the transcript for a query at each location: ``(ends,
-    log_probabilities)``.
+    """The exact law of the transcript for a query at each location:
+    ``(ends, log_probabilities)``.
 
     ``ends`` are the nodes a transcript can end at (the leaves for basic; the
     first node of height at most ``stop_height`` on each path for E), and

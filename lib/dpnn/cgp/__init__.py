@@ -1,16 +1,18 @@
-"""Concentrated geo-privacy (Liang and Yi, CCS 2023): Gaussian mechanism, SVT, PNN, k-PNN, PCH.
+"""Concentrated geo-privacy (Liang and Yi, CCS 2023): Gaussian mechanism, SVT, PNN,
+k-PNN, PCH.
 
-Source: Liang and Yi, Concentrated Geo-Privacy, CCS 2023 (our text is an OCR conversion; where a formula is unreadable it is
-re-derived here from the definitions and proofs around it, and the notebook
-``11_concentrated_geo_privacy.ipynb`` says which).
+Source: Liang and Yi, Concentrated Geo-Privacy, CCS 2023 (our text is an OCR conversion;
+where a formula is unreadable it is re-derived here from the definitions and proofs
+around it, and the notebook ``11_concentrated_geo_privacy.ipynb`` says which).
 
 Setting. One user holds an n-tuple of points x = (x_1, ..., x_n) in R^2 (a
 trajectory, in metres). Two tuples are compared with
 ``dist_inf(x, x') = max_i ||x_i - x'_i||``. A mechanism is
 
-* epsilon-GP (geo-privacy, Def. 2) if ``Pr[M(x) in S] <= e^{epsilon dist(x, x')} Pr[M(x') in S]``;
-* rho-CGP (Def. 3) if the Renyi divergence ``D_alpha(M(x) || M(x')) <= alpha rho dist(x, x')^2``
-  for every alpha > 1.
+* epsilon-GP (geo-privacy, Def. 2) if ``Pr[M(x) in S] <= e^{epsilon dist(x, x')}
+  Pr[M(x') in S]``;
+* rho-CGP (Def. 3) if the Renyi divergence ``D_alpha(M(x) || M(x')) <= alpha rho dist(x,
+  x')^2`` for every alpha > 1.
 
 epsilon is per metre, rho per square metre. The query point of a kNN query and
 the probe points of the convex hull are public; only the user's points are
@@ -33,22 +35,46 @@ The cabspotting loader lives with the other loaders in :mod:`dpnn.data`.
 
 from . import basic, svt, hull, tuples, studies
 from dpnn.data import (
-    MERCATOR_RADIUS_M, mercator, BAY_AREA, MAX_TAXI_SPEED, clean_fixes,
-    cabspotting_files, load_cabspotting, CABSPOTTING_PAPER_FILTER,
+    MERCATOR_RADIUS_M,
+    mercator,
+    BAY_AREA,
+    MAX_TAXI_SPEED,
+    clean_fixes,
+    cabspotting_files,
+    load_cabspotting,
+    CABSPOTTING_PAPER_FILTER,
 )
 from .basic import (
-    gaussian_sigma, gaussian_mechanism, renyi_gaussian, lemma_3_4_log_ratio,
-    noise_norms, gp_basic, cgp_basic, identity_errors, gp_basic_bound,
+    gaussian_sigma,
+    gaussian_mechanism,
+    renyi_gaussian,
+    lemma_3_4_log_ratio,
+    noise_norms,
+    gp_basic,
+    cgp_basic,
+    identity_errors,
+    gp_basic_bound,
     cgp_basic_bound,
 )
 from .svt import SVT_CHUNK, svt_gp, pnn, pnn_bound, k_pnn, basic_knn, knn_error
 from .hull import (
-    centre, PCH_TEXT_SPLIT, PCH_SCRIPTS_SPLIT, pch_split, pch_pnn_epsilon,
-    pch_error_bound, choose_anchor_count, HullRelease, pch, hull_jaccard,
+    centre,
+    PCH_TEXT_SPLIT,
+    PCH_SCRIPTS_SPLIT,
+    pch_split,
+    pch_pnn_epsilon,
+    pch_error_bound,
+    choose_anchor_count,
+    HullRelease,
+    pch,
+    hull_jaccard,
 )
 from .tuples import taxi_trajectories, sample_tuple, query_points
 from .studies import (
-    identity_experiment, knn_experiment, hull_experiment, median_interval,
+    identity_experiment,
+    knn_experiment,
+    hull_experiment,
+    median_interval,
 )
 
 __all__ = [

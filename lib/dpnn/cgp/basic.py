@@ -14,11 +14,17 @@ import math
 import numpy as np
 
 from dpnn import mechanisms
-from dpnn._validation import finite_array, positive_finite, positive_int, probability_open
+from dpnn._validation import (
+    finite_array,
+    positive_finite,
+    positive_int,
+    probability_open,
+)
 
 
 def _budget(epsilon, rho):
-    """Exactly one of epsilon (GP) and rho (CGP); returns ("GP", epsilon) or ("CGP", rho)."""
+    """Exactly one of epsilon (GP) and rho (CGP); returns ("GP", epsilon) or ("CGP",
+    rho)."""
     if (epsilon is None) == (rho is None):
         raise ValueError("give exactly one of epsilon (GP) and rho (CGP)")
     if epsilon is not None:
@@ -38,8 +44,11 @@ def _query(query, dimension):
 
 
 def gaussian_sigma(rho, lipschitz=1.0) -> float:
-    """Noise standard deviation ``K / sqrt(2 rho)`` of the rho-CGP Gaussian mechanism (Thm 3.1)."""
-    return positive_finite(lipschitz, "lipschitz") / math.sqrt(2 * positive_finite(rho, "rho"))
+    """Noise standard deviation ``K / sqrt(2 rho)`` of the rho-CGP Gaussian mechanism
+    (Thm 3.1)."""
+    return positive_finite(lipschitz, "lipschitz") / math.sqrt(
+        2 * positive_finite(rho, "rho")
+    )
 
 
 def gaussian_mechanism(values, rho, rng, lipschitz=1.0):
@@ -54,7 +63,9 @@ def gaussian_mechanism(values, rho, rng, lipschitz=1.0):
 
 
 def renyi_gaussian(alpha, distance, sigma) -> float:
-    """``D_alpha(N(mu, sigma^2 I) || N(mu', sigma^2 I)) = alpha ||mu - mu'||^2 / (2 sigma^2)`` (Lemma 2.1(4))."""
+    """The Renyi divergence of two Gaussians (Lemma 2.1(4)):
+    ``D_alpha(N(mu, sigma^2 I) || N(mu', sigma^2 I)) = alpha ||mu - mu'||^2
+    / (2 sigma^2)``."""
     alpha = positive_finite(alpha, "alpha")
     if alpha <= 1:
         raise ValueError(f"alpha must be a finite real number > 1, got {alpha!r}")
@@ -63,15 +74,16 @@ def renyi_gaussian(alpha, distance, sigma) -> float:
 
 
 def lemma_3_4_log_ratio(k, epsilon, delta, lam, distance):
-    """Lower bound on the delta-approximate max-divergence of k composed 1-D epsilon-GP Laplace releases.
+    """Lower bound on the delta-approximate max-divergence of k composed 1-D epsilon-GP
+    Laplace releases.
 
-    The construction of Lemma 3.4: x' = x - Delta (``distance``), threshold
-    s = x - lam Delta / 2, event S* = {all k outputs >= s}. Then
-    Pr[M(x) in S*] = (1 - e^{-epsilon lam Delta / 2} / 2)^k, Pr[M(x') in S*] = (e^{-epsilon (1 - lam/2) Delta} / 2)^k,
-    and D^delta_inf >= log((Pr[M(x) in S*] - delta) / Pr[M(x') in S*]) (returned; -inf if
-    the numerator is <= 0). With Delta = 2 ln(k) / (lam epsilon) and delta < 1/4
-    this exceeds (1 - lam) k epsilon Delta, so the composition is not
-    ((1 - lam) k epsilon, delta)-GP (Thm 3.5): no advanced composition for GP.
+    The construction of Lemma 3.4: x' = x - Delta (``distance``), threshold s = x - lam
+    Delta / 2, event S* = {all k outputs >= s}. Then Pr[M(x) in S*] = (1 - e^{-epsilon
+    lam Delta / 2} / 2)^k, Pr[M(x') in S*] = (e^{-epsilon (1 - lam/2) Delta} / 2)^k, and
+    D^delta_inf >= log((Pr[M(x) in S*] - delta) / Pr[M(x') in S*]) (returned; -inf if
+    the numerator is <= 0). With Delta = 2 ln(k) / (lam epsilon) and delta < 1/4 this
+    exceeds (1 - lam) k epsilon Delta, so the composition is not ((1 - lam) k epsilon,
+    delta)-GP (Thm 3.5): no advanced composition for GP.
     """
     k = positive_int(k, "k")
     epsilon = positive_finite(epsilon, "epsilon")
@@ -88,7 +100,8 @@ def lemma_3_4_log_ratio(k, epsilon, delta, lam, distance):
 
 
 def noise_norms(dimension, n_samples, rng, *, epsilon=None, rho=None):
-    """``||noise||`` of the d-dimensional Laplace (epsilon-GP) or Gaussian (rho-CGP) mechanism, n_samples draws.
+    """``||noise||`` of the d-dimensional Laplace (epsilon-GP) or Gaussian (rho-CGP)
+    mechanism, n_samples draws.
 
     The Laplace norm is Gamma(d, 1/epsilon), mean d / epsilon (O(d)); the Gaussian
     norm is sigma chi_d, mean about sqrt(d) / sqrt(2 rho) (O(sqrt d)) (§3.1, App. A).
@@ -97,8 +110,11 @@ def noise_norms(dimension, n_samples, rng, *, epsilon=None, rho=None):
     dimension = positive_int(dimension, "dimension")
     n_samples = positive_int(n_samples, "n_samples")
     zeros = np.zeros((n_samples, dimension))
-    noisy = (mechanisms.laplace_ball(zeros, budget, rng) if kind == "GP"
-             else gaussian_mechanism(zeros, budget, rng))
+    noisy = (
+        mechanisms.laplace_ball(zeros, budget, rng)
+        if kind == "GP"
+        else gaussian_mechanism(zeros, budget, rng)
+    )
     return np.linalg.norm(noisy.reshape(n_samples, dimension), axis=1)
 
 
@@ -114,7 +130,8 @@ def gp_basic(points, epsilon, rng):
 
 
 def cgp_basic(points, rho, rng):
-    """CGP Basic: Gaussian noise sqrt(n / (2 rho)) N(0, I) on each of the n points (Thm 4.8).
+    """CGP Basic: Gaussian noise sqrt(n / (2 rho)) N(0, I) on each of the n points (Thm
+    4.8).
 
     Each point gets a (rho / n)-CGP Gaussian mechanism; by Thm 3.2 the tuple is rho-CGP.
     """
@@ -133,27 +150,38 @@ def _row_norms(vectors):
 
 
 def identity_errors(points, released):
-    """(max_i ||x_i - y_i||, sqrt(sum_i ||x_i - y_i||^2)): the max and l2 errors of Fig. 2."""
+    """(max_i ||x_i - y_i||, sqrt(sum_i ||x_i - y_i||^2)): the max and l2 errors of Fig.
+    2."""
     points, released = _tuple(points), _tuple(released, "released")
     if points.shape != released.shape:
-        raise ValueError(f"released must have the shape of points {points.shape}, got {released.shape}")
+        raise ValueError(
+            f"released must have the shape of points {points.shape}, got "
+            f"{released.shape}"
+        )
     norms = _row_norms(points - released)
     return float(norms.max()), float(np.sqrt(np.sum(norms**2)))
 
 
 def _laplace_radius_bound(epsilon, beta):
-    """r with Pr[planar Laplace radius > r] <= beta: (sqrt(2 ln(1/beta)) + ln(1/beta)) / epsilon (Lemma 4.5)."""
+    """r with Pr[planar Laplace radius > r] <= beta: (sqrt(2 ln(1/beta)) + ln(1/beta)) /
+    epsilon (Lemma 4.5)."""
     log_term = math.log(1 / beta)
     return (math.sqrt(2 * log_term) + log_term) / epsilon
 
 
 def gp_basic_bound(n, epsilon, beta) -> float:
-    """Thm 4.6 with constants: dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta)) + ln(n/beta)) w.p. 1 - beta."""
+    """Thm 4.6 with constants: dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta))
+    + ln(n/beta)) w.p. 1 - beta."""
     n = positive_int(n, "n")
-    return _laplace_radius_bound(positive_finite(epsilon, "epsilon") / n, probability_open(beta, "beta") / n)
+    return _laplace_radius_bound(
+        positive_finite(epsilon, "epsilon") / n, probability_open(beta, "beta") / n
+    )
 
 
 def cgp_basic_bound(n, rho, beta) -> float:
-    """Thm 4.8: dist_inf(CGP Basic, x) <= sqrt(n ln(n / beta) / rho) with probability 1 - beta."""
+    """Thm 4.8: dist_inf(CGP Basic, x) <= sqrt(n ln(n / beta) / rho) with probability 1
+    - beta."""
     n = positive_int(n, "n")
-    return math.sqrt(n * math.log(n / probability_open(beta, "beta")) / positive_finite(rho, "rho"))
+    return math.sqrt(
+        n * math.log(n / probability_open(beta, "beta")) / positive_finite(rho, "rho")
+    )

@@ -13,17 +13,25 @@ import math
 
 import numpy as np
 
-from dpnn._validation import finite_array, generator, positive_finite, positive_int, probability_open
+from dpnn._validation import (
+    finite_array,
+    generator,
+    positive_finite,
+    positive_int,
+    probability_open,
+)
 from . import basic
 from .basic import _budget, _laplace_radius_bound, _query, _tuple
 
 
-#: Laplace variables of the sparse vector technique are drawn this many at a time (see :func:`_svt_scan`).
+#: Laplace variables of the sparse vector technique are drawn this many at a time (see
+#: :func:`_svt_scan`).
 SVT_CHUNK = 1024
 
 
 def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
-    """Unchecked core of :func:`svt_gp`: the Laplace variables of a pass drawn :data:`SVT_CHUNK` at a time.
+    """Unchecked core of :func:`svt_gp`: the Laplace variables of a pass drawn
+    :data:`SVT_CHUNK` at a time.
 
     The scan stops at the first query below the bar, so the variables after it are never
     drawn: the halting position has the law of the one-at-a-time algorithm, and a scan
@@ -31,19 +39,23 @@ def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
     Raises RuntimeError after ``max_passes`` passes without a halt (see :func:`svt_gp`).
     """
     m = values.shape[0]
-    bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))  # T + W, W ~ Lap(K / eps1)
+    # T + W, W ~ Lap(K / eps1)
+    bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))
     scale = 2 * lipschitz / (epsilon / 2)  # V_j ~ Lap(2K / eps2)
     for sweep in range(max_passes):
         for start in range(0, m, SVT_CHUNK):
-            part = values[start:start + SVT_CHUNK]
+            part = values[start : start + SVT_CHUNK]
             below = np.flatnonzero(part + rng.laplace(0.0, scale, size=part.size) < bar)
             if below.size:
                 return sweep * m + start + int(below[0])
-    raise RuntimeError(f"SVT did not halt within max_passes={max_passes} passes over the queries")
+    raise RuntimeError(
+        f"SVT did not halt within max_passes={max_passes} passes over the queries"
+    )
 
 
 def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -> int:
-    """Sparse vector technique under GP (Liang and Yi, Alg. 1): index of the first query below T.
+    """Sparse vector technique under GP (Liang and Yi, Alg. 1): index of the first query
+    below T.
 
     ``values[j] = g_j(x)`` for K-Lipschitz queries g_j; the query sequence is
     ``values`` repeated cyclically (as PNN uses it). With eps1 = eps2 = epsilon / 2,
@@ -64,20 +76,29 @@ def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -
     """
     values = finite_array(values, "values", ndim=(1,))
     threshold = float(finite_array(threshold, "threshold", ndim=(0,)))
-    return _svt_scan(values, threshold, positive_finite(epsilon, "epsilon"),
-                     positive_finite(lipschitz, "lipschitz"), generator(rng),
-                     positive_int(max_passes, "max_passes"))
+    return _svt_scan(
+        values,
+        threshold,
+        positive_finite(epsilon, "epsilon"),
+        positive_finite(lipschitz, "lipschitz"),
+        generator(rng),
+        positive_int(max_passes, "max_passes"),
+    )
 
 
 def _pnn_core(distances, epsilon, gamma0, rng):
-    """Alg. 2 on the distances of the candidates to p: position of the privatized nearest neighbour."""
-    threshold = distances.min() + rng.laplace(0.0, 3 / epsilon) + gamma0  # line 1: eps/3-GP
-    position = _svt_scan(distances, threshold, 2 * epsilon / 3, 1.0, rng, 100_000)  # line 2: 2eps/3-GP
+    """Alg. 2 on the distances of the candidates to p: position of the privatized
+    nearest neighbour."""
+    # line 1: eps/3-GP
+    threshold = distances.min() + rng.laplace(0.0, 3 / epsilon) + gamma0
+    # line 2: 2eps/3-GP
+    position = _svt_scan(distances, threshold, 2 * epsilon / 3, 1.0, rng, 100_000)
     return position % distances.shape[0]
 
 
 def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
-    """Private nearest neighbour PNN (Liang and Yi, Alg. 2): index of a near neighbour of ``query``.
+    """Private nearest neighbour PNN (Liang and Yi, Alg. 2): index of a near neighbour
+    of ``query``.
 
     T = min_{i in I} ||x_i - p|| + Lap(3/epsilon) + gamma0 (the minimum distance
     is 1-Lipschitz, Lemma 4.9), then SVT with 2 epsilon / 3 over the distances
@@ -100,69 +121,90 @@ def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
     query = _query(query, points.shape[1])
     epsilon = positive_finite(epsilon, "epsilon")
     gamma0 = float(finite_array(gamma0, "gamma0", ndim=(0,)))
-    candidates = np.arange(len(points)) if subset is None else _subset(subset, len(points))
+    candidates = (
+        np.arange(len(points)) if subset is None else _subset(subset, len(points))
+    )
     distances = np.linalg.norm(points[candidates] - query, axis=1)
     return int(candidates[_pnn_core(distances, epsilon, gamma0, generator(rng))])
 
 
 def _subset(subset, n):
-    """The sorted distinct indices of ``subset``, a non-empty 1-D integer array with entries in [0, n - 1]."""
+    """The sorted distinct indices of ``subset``, a non-empty 1-D integer array with
+    entries in [0, n - 1]."""
     subset = np.asarray(subset)
     if subset.ndim != 1 or subset.size == 0 or subset.dtype.kind not in "iu":
-        raise ValueError(f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}], "
-                         f"got shape {subset.shape} and dtype {subset.dtype}")
+        raise ValueError(
+            f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}], "
+            f"got shape {subset.shape} and dtype {subset.dtype}"
+        )
     subset = np.unique(subset)
     if subset[0] < 0 or subset[-1] >= n:
-        raise ValueError(f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}]")
+        raise ValueError(
+            f"subset must be a non-empty 1-D array of integer indices in [0, {n - 1}]"
+        )
     return subset
 
 
 def pnn_bound(m, epsilon, beta) -> float:
-    """Thm 4.11 (gamma0 = 0), beta split in three equal parts: PNN's distance exceeds the NN's by at most
+    """Thm 4.11 (gamma0 = 0), beta split in three equal parts: PNN's distance exceeds
+    the NN's by at most
 
     ``y1 + y2`` with ``y1 = (3/eps)(sqrt(2 ln(3/beta)) + ln(3/beta))`` (|Z + W|, two
     Lap(3/eps), Lemma 4.3) and ``y2 = (6/eps) ln(4m / (beta/3)^2)`` (the largest of the
-    first 4m/beta2 of the V_j ~ Lap(6/eps)), with probability at least 1 - beta.
-    (The printed y1, y2 are garbled in our text of the paper; these follow from its proof.)
+    first 4m/beta2 of the V_j ~ Lap(6/eps)), with probability at least 1 - beta. (The
+    printed y1, y2 are garbled in our text of the paper; these follow from its proof.)
     """
     m = positive_int(m, "m")
     epsilon = positive_finite(epsilon, "epsilon")
     third = probability_open(beta, "beta") / 3
-    return _laplace_radius_bound(epsilon / 3, third) + (6 / epsilon) * math.log(4 * m / third**2)
+    return _laplace_radius_bound(epsilon / 3, third) + (6 / epsilon) * math.log(
+        4 * m / third**2
+    )
 
 
 def _nearest_distances(points, query):
-    """||x_i - query|| for every row; in 2-D as sqrt(dx^2 + dy^2) on the columns, the same floats as
-    ``np.linalg.norm(points - query, axis=1)`` (which adds the two squares in the same order), faster."""
+    """||x_i - query|| for every row; in 2-D as sqrt(dx^2 + dy^2) on the columns, the
+    same floats as ``np.linalg.norm(points - query, axis=1)`` (which adds the two
+    squares in the same order), faster."""
     if points.shape[1] != 2:
         return np.linalg.norm(points - query, axis=1)
     dx, dy = points[:, 0] - query[0], points[:, 1] - query[1]
     return np.sqrt(dx * dx + dy * dy)
 
 
-def k_pnn(points, query, k, rng, *, epsilon=None, rho=None, gamma0=0.0, gamma0_per_epsilon=0.0):
-    """k-PNN (Liang and Yi, Alg. 3): k distinct indices, each found by PNN among the rest.
+def k_pnn(
+    points, query, k, rng, *, epsilon=None, rho=None, gamma0=0.0, gamma0_per_epsilon=0.0
+):
+    """k-PNN (Liang and Yi, Alg. 3): k distinct indices, each found by PNN among the
+    rest.
 
     CGP version (``rho``): each of the k PNN calls gets epsilon = sqrt(2 rho / k),
     i.e. rho / k-CGP, and the whole is rho-CGP by Thm 3.2 (error O(sqrt k)).
     GP version (``epsilon``): each call gets epsilon / k, and the whole is epsilon-GP
     by basic composition (error O(k)). Indices are returned in the order found.
 
-    Each PNN call's threshold offset (see :func:`pnn`) is ``gamma0 + gamma0_per_epsilon / e``
-    with ``e`` that call's epsilon, in metres. The paper's text uses 0 (the default); the
-    authors' experiment scripts pass gamma0 = -6/epsilon, i.e. ``gamma0_per_epsilon=-6``.
-    The offset does not change the privacy of a call (Alg. 2 is private for any gamma0).
+    Each PNN call's threshold offset (see :func:`pnn`) is
+    ``gamma0 + gamma0_per_epsilon / e`` with ``e`` that call's epsilon, in metres. The
+    paper's text uses 0 (the default); the authors' experiment scripts pass
+    gamma0 = -6/epsilon, i.e. ``gamma0_per_epsilon=-6``. The offset does not change the
+    privacy of a call (Alg. 2 is private for any gamma0).
     """
     kind, budget = _budget(epsilon, rho)
     points = _tuple(points)
     query = _query(query, points.shape[1])
     k = positive_int(k, "k")
     if k > len(points):
-        raise ValueError(f"k must be an integer in [1, {len(points)}] (the number of points), got {k}")
+        raise ValueError(
+            f"k must be an integer in [1, {len(points)}] "
+            f"(the number of points), got {k}"
+        )
     rng = generator(rng)
     step = budget / k if kind == "GP" else math.sqrt(2 * budget / k)
-    offset = float(finite_array(gamma0, "gamma0", ndim=(0,))) + float(
-        finite_array(gamma0_per_epsilon, "gamma0_per_epsilon", ndim=(0,))) / step
+    offset = (
+        float(finite_array(gamma0, "gamma0", ndim=(0,)))
+        + float(finite_array(gamma0_per_epsilon, "gamma0_per_epsilon", ndim=(0,)))
+        / step
+    )
     distances = _nearest_distances(points, query)
     remaining = np.ones(len(points), dtype=bool)
     found = np.empty(k, dtype=np.intp)
@@ -174,7 +216,8 @@ def k_pnn(points, query, k, rng, *, epsilon=None, rho=None, gamma0=0.0, gamma0_p
 
 
 def basic_knn(points, query, k, rng, *, epsilon=None, rho=None):
-    """Baseline kNN: release all points with GP Basic / CGP Basic, return the k nearest released ones.
+    """Baseline kNN: release all points with GP Basic / CGP Basic, return the k nearest
+    released ones.
 
     Post-processing of :func:`gp_basic` (epsilon-GP) or :func:`cgp_basic` (rho-CGP).
     """
@@ -183,24 +226,41 @@ def basic_knn(points, query, k, rng, *, epsilon=None, rho=None):
     query = _query(query, points.shape[1])
     k = positive_int(k, "k")
     if k > len(points):
-        raise ValueError(f"k must be an integer in [1, {len(points)}] (the number of points), got {k}")
-    released = basic.gp_basic(points, budget, rng) if kind == "GP" else basic.cgp_basic(points, budget, rng)
+        raise ValueError(
+            f"k must be an integer in [1, {len(points)}] "
+            f"(the number of points), got {k}"
+        )
+    released = (
+        basic.gp_basic(points, budget, rng)
+        if kind == "GP"
+        else basic.cgp_basic(points, budget, rng)
+    )
     distances = _nearest_distances(released, query)
     nearest = np.argpartition(distances, k - 1)[:k]
     return nearest[np.argsort(distances[nearest])]
 
 
 def knn_error(points, query, indices) -> float:
-    """Sum of the true distances of the returned neighbours over that of the true k nearest (§5, Fig. 3-4).
+    """Sum of the true distances of the returned neighbours over that of the true k
+    nearest (§5, Fig. 3-4).
 
     Always >= 1; 1 means the true k nearest neighbours were returned.
     """
     points = _tuple(points)
     query = _query(query, points.shape[1])
     indices = np.asarray(indices)
-    if (indices.ndim != 1 or indices.size == 0 or indices.dtype.kind not in "iu"
-            or np.unique(indices).size != indices.size or indices.min() < 0 or indices.max() >= len(points)):
-        raise ValueError(f"indices must be a non-empty list of distinct point indices in [0, {len(points) - 1}]")
+    if (
+        indices.ndim != 1
+        or indices.size == 0
+        or indices.dtype.kind not in "iu"
+        or np.unique(indices).size != indices.size
+        or indices.min() < 0
+        or indices.max() >= len(points)
+    ):
+        raise ValueError(
+            "indices must be a non-empty list of distinct point indices in [0, "
+            f"{len(points) - 1}]"
+        )
     return _knn_errors(_nearest_distances(points, query), [indices])[0]
 
 
@@ -210,5 +270,8 @@ def _knn_errors(distances, found):
     k = found[0].size
     best = np.sum(np.partition(distances, k - 1)[:k])
     if best == 0:
-        raise ValueError("query coincides with its k nearest points; the normalized error is undefined")
+        raise ValueError(
+            "query coincides with its k nearest "
+            "points; the normalized error is undefined"
+        )
     return [float(np.sum(distances[indices]) / best) for indices in found]

@@ -13,16 +13,29 @@ from .basic import _tuple
 
 
 def _run_lengths(total, mean_move, mean_stop, rng):
-    """Boolean mask ``moving`` of length ``total``: alternating geometric runs of moves and stops."""
+    """Boolean mask ``moving`` of length ``total``: alternating geometric runs of moves
+    and stops."""
     runs = rng.geometric(np.tile([1 / mean_move, 1 / mean_stop], total // 2 + 1))
     states = np.tile([True, False], total // 2 + 1)
     moving = np.repeat(states, runs)[:total]
     return moving if moving.size == total else np.resize(moving, total)
 
 
-def taxi_trajectories(n_trajectories, rng, *, min_length=5000, max_length=30000, extent=20000.0,
-                      speed=150.0, turn=0.35, mean_move=40, mean_stop=15, gps_noise=5.0):
-    """Embedded stand-in for the cabspotting taxis: correlated random walks with stops, in metres.
+def taxi_trajectories(
+    n_trajectories,
+    rng,
+    *,
+    min_length=5000,
+    max_length=30000,
+    extent=20000.0,
+    speed=150.0,
+    turn=0.35,
+    mean_move=40,
+    mean_stop=15,
+    gps_noise=5.0,
+):
+    """Embedded stand-in for the cabspotting taxis: correlated random walks with stops,
+    in metres.
 
     Each trajectory has a length uniform in [min_length, max_length] (the paper's
     taxis: 5000-30000 points), starts uniformly in the square [0, extent]^2, moves
@@ -41,16 +54,20 @@ def taxi_trajectories(n_trajectories, rng, *, min_length=5000, max_length=30000,
     for _ in range(n_trajectories):
         n = int(rng.integers(min_length, max_length + 1))
         heading = rng.uniform(0, 2 * np.pi) + np.cumsum(rng.normal(0.0, turn, n))
-        length = rng.gamma(2.0, speed / 2, n) * _run_lengths(n, mean_move, mean_stop, rng)
+        length = rng.gamma(2.0, speed / 2, n) * _run_lengths(
+            n, mean_move, mean_stop, rng
+        )
         steps = length[:, None] * np.column_stack([np.cos(heading), np.sin(heading)])
         walk = rng.uniform(0, extent, 2) + np.cumsum(steps, axis=0)
-        folded = extent - np.abs(extent - np.mod(walk, 2 * extent))  # reflect into [0, extent]
+        # reflect into [0, extent]
+        folded = extent - np.abs(extent - np.mod(walk, 2 * extent))
         out.append(folded + rng.normal(0.0, gps_noise, folded.shape))
     return out
 
 
 def sample_tuple(trajectory, n, rng):
-    """n points sampled without replacement from a trajectory (all of them if it has fewer; §5), in time order."""
+    """n points sampled without replacement from a trajectory (all of them if it has
+    fewer; §5), in time order."""
     trajectory = _tuple(trajectory, "trajectory")
     n = positive_int(n, "n")
     if len(trajectory) <= n:
@@ -70,7 +87,9 @@ def query_points(trajectories, n_queries, rng):
     rng = generator(rng)
     trajectories = [_tuple(path, "trajectories") for path in trajectories]
     if not trajectories or min(len(path) for path in trajectories) < 2:
-        raise ValueError("trajectories must be a non-empty list of (n_i, 2) arrays with n_i >= 2")
+        raise ValueError(
+            "trajectories must be a non-empty list of (n_i, 2) arrays with n_i >= 2"
+        )
     out = np.empty((n_queries, 2))
     for q in range(n_queries):
         path = trajectories[int(rng.integers(len(trajectories)))]

@@ -6,11 +6,52 @@ dependent samples (:mod:`.inference`), the claims of each source by notebook
 ledger files (:mod:`.ledger`). Judging reads aggregate result tables only.
 """
 
-from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, VERDICTS, Claim, Verdict, \
-    combine, not_comparable
-from .inference import clustered_mean, corrected_resampled_ttest, crossed_mean, \
-    cv_better, holm, matched_epsilon, matched_epsilon_interval, median_gap
-from .ledger import REGISTRY, changed, claims_of, counts, gather, judge, ledger_dir, \
-    page, summary, view, write_ledger
-from .rules import CEILING, FLOOR, THESIS_QUERIES, Z, Curve, above, curve, \
-    difference_within, informative, overtakes, ratio_within, source_se, value_within
+from .core import (
+    AGREES,
+    DIFFERS,
+    NOT_COMPARABLE,
+    PARTLY,
+    VERDICTS,
+    Claim,
+    Verdict,
+    combine,
+    not_comparable,
+)
+from .inference import (
+    clustered_mean,
+    corrected_resampled_ttest,
+    crossed_mean,
+    cv_better,
+    holm,
+    matched_epsilon,
+    matched_epsilon_interval,
+    median_gap,
+)
+from .ledger import (
+    REGISTRY,
+    changed,
+    claims_of,
+    counts,
+    gather,
+    judge,
+    ledger_dir,
+    page,
+    summary,
+    view,
+    write_ledger,
+)
+from .rules import (
+    CEILING,
+    FLOOR,
+    THESIS_QUERIES,
+    Z,
+    Curve,
+    above,
+    curve,
+    difference_within,
+    informative,
+    overtakes,
+    ratio_within,
+    source_se,
+    value_within,
+)

@@ -1,6 +1,7 @@
-"""Print a run's verdict counts per source: ``python -m dpnn.claims figures
-figures/thesis`` (one table per folder of ledger CSVs), and with ``--changed`` the
-claims whose verdict differs between the first two folders."""
+"""Print a run's verdict counts per source:
+``.venv/bin/python -m dpnn.claims figures figures/thesis`` (one table per folder of
+ledger CSVs), and with ``--changed`` the claims whose verdict differs between the first
+two folders."""
 
 from __future__ import annotations
 
@@ -13,13 +14,19 @@ from .ledger import changed, counts, gather
 
 def main(argv: list[str] | None = None) -> int:
     """Print the counts per source of each folder; return the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m dpnn.claims",
-                                     description=__doc__.splitlines()[0])
-    parser.add_argument("folders", nargs="+",
-                        help="folders holding ledger_*.csv (figures, figures/thesis)")
-    parser.add_argument("--changed", action="store_true",
-                        help="list the claims whose verdict differs between the first "
-                             "two folders")
+    parser = argparse.ArgumentParser(
+        prog="python -m dpnn.claims", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument(
+        "folders",
+        nargs="+",
+        help="folders holding ledger_*.csv (figures, figures/thesis)",
+    )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="list the claims whose verdict differs between the first two folders",
+    )
     args = parser.parse_args(argv)
     for folder in args.folders:
         print(f"verdicts per source in {folder}:")
@@ -28,8 +35,10 @@ def main(argv: list[str] | None = None) -> int:
         if len(args.folders) < 2:
             parser.error("--changed needs two folders")
         moved = changed(gather(args.folders[0]), gather(args.folders[1]))
-        print(f"{len(moved)} verdicts differ between {args.folders[0]} and "
-              f"{args.folders[1]}:")
+        print(
+            f"{len(moved)} verdicts differ between {args.folders[0]} and "
+            f"{args.folders[1]}:"
+        )
         with pd.option_context("display.max_colwidth", 120, "display.width", 200):
             print(moved.to_string(index=False) if len(moved) else "(none)")
     return 0

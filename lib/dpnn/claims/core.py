@@ -65,8 +65,9 @@ def combine(parts: Mapping[str, Verdict]) -> Verdict:
     if not parts:
         raise ValueError("parts must hold at least one part")
     words = {v.word for v in parts.values()}
-    numbers = "; ".join(f"{name}: {v.numbers}" for name, v in parts.items()
-                        if v.numbers)
+    numbers = "; ".join(
+        f"{name}: {v.numbers}" for name, v in parts.items() if v.numbers
+    )
     if len(parts) > 6 and len(words) == 1:
         return Verdict(words.pop(), f"all {len(parts)} parts alike", numbers)
     if len(words) == 1:
@@ -76,9 +77,12 @@ def combine(parts: Mapping[str, Verdict]) -> Verdict:
     if len(parts) > 6:  # many scenarios: count them, name those that do not agree
         tally = [v.word for v in parts.values()]
         counts = ", ".join(f"{tally.count(w)} {w}" for w in VERDICTS if w in tally)
-        others = ", ".join(f"{name} {v.word}" for name, v in parts.items()
-                           if v.word != AGREES)
+        others = ", ".join(
+            f"{name} {v.word}" for name, v in parts.items() if v.word != AGREES
+        )
         return Verdict(PARTLY, f"{counts} of {len(parts)} parts; {others}", numbers)
-    why = "; ".join(f"{name} {v.word}" + (f" ({v.why})" if v.why else "")
-                    for name, v in parts.items())
+    why = "; ".join(
+        f"{name} {v.word}" + (f" ({v.why})" if v.why else "")
+        for name, v in parts.items()
+    )
     return Verdict(PARTLY, why, numbers)

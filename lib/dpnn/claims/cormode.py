@@ -46,8 +46,9 @@ def _curve(kd_table, variant, name=""):
     if found is None or found[1].isna().any():
         return None
     mean, se = found
-    return Curve(mean.index.to_numpy(float), mean.to_numpy(), se.to_numpy(),
-                 name or variant)
+    return Curve(
+        mean.index.to_numpy(float), mean.to_numpy(), se.to_numpy(), name or variant
+    )
 
 
 def _median_over_counts(t):
@@ -57,10 +58,13 @@ def _median_over_counts(t):
         return not_comparable("kd-standard, kd-true and kd-pure need two trees or more")
     (std, s_std), (true, s_true), (pure, s_pure) = (stats[v] for v in stats)
     gap = (std - true) - (true - pure)  # median noise minus count noise
-    se = np.sqrt(s_std ** 2 + 4 * s_true ** 2 + s_pure ** 2)
+    se = np.sqrt(s_std**2 + 4 * s_true**2 + s_pure**2)
     eps = gap.index.to_numpy(float)
-    return above(Curve(eps, gap.to_numpy(), se.to_numpy(), "median − count noise"),
-                 Curve(eps, np.zeros(len(eps)), np.zeros(len(eps)), "zero"), **OPEN)
+    return above(
+        Curve(eps, gap.to_numpy(), se.to_numpy(), "median − count noise"),
+        Curve(eps, np.zeros(len(eps)), np.zeros(len(eps)), "zero"),
+        **OPEN,
+    )
 
 
 def _hybrid_best(t):
@@ -73,8 +77,11 @@ def _hybrid_best(t):
         if other == "kd-hybrid":
             continue
         curve = _curve(kd, other)
-        parts[f"{other} above kd-hybrid"] = above(curve, hybrid, **OPEN) if curve \
+        parts[f"{other} above kd-hybrid"] = (
+            above(curve, hybrid, **OPEN)
+            if curve
             else not_comparable(f"{other} needs two trees or more")
+        )
     return combine(parts)
 
 
@@ -90,17 +97,22 @@ def _lowest(mean, se, best, others, label) -> Verdict:
     agrees if ``best`` is lower than every other by two, partly (level) otherwise."""
     if best not in mean.index or se.isna().any():
         return not_comparable("needs two trees or more of each setting")
-    gaps = {o: (mean[o] - mean[best], np.hypot(se[o], se[best])) for o in others
-            if o in mean.index}
+    gaps = {
+        o: (mean[o] - mean[best], np.hypot(se[o], se[best]))
+        for o in others
+        if o in mean.index
+    }
     held = [o for o, (g, e) in gaps.items() if g > Z * e]
     beaten = [label(o) for o, (g, e) in gaps.items() if g < -Z * e]
-    numbers = "; ".join(f"{label(o)} − {label(best)}: {g:+.3f} ± {e:.3f}"
-                        for o, (g, e) in gaps.items())
+    numbers = "; ".join(
+        f"{label(o)} − {label(best)}: {g:+.3f} ± {e:.3f}" for o, (g, e) in gaps.items()
+    )
     if beaten:
         return Verdict(DIFFERS, f"{', '.join(beaten)} lower", numbers)
     word = AGREES if len(held) == len(gaps) else PARTLY
-    return Verdict(word, f"lower than {len(held)} of {len(gaps)}, level with the rest",
-                   numbers)
+    return Verdict(
+        word, f"lower than {len(held)} of {len(gaps)}, level with the rest", numbers
+    )
 
 
 def _switch_half_way(t):
@@ -112,8 +124,9 @@ def _switch_half_way(t):
     if not half:
         return not_comparable("levels 3 and 4 not run")
     best = min(half, key=lambda v: mean[v])
-    return _lowest(mean, se, best, [v for v in levels if v not in half],
-                   lambda v: f"level {v}")
+    return _lowest(
+        mean, se, best, [v for v in levels if v not in half], lambda v: f"level {v}"
+    )
 
 
 def _quad_opt_deep(t):
@@ -124,39 +137,61 @@ def _quad_opt_deep(t):
     mean, se = _tree_means(table[table["height"] == deepest], ["variant"])
     others = [v for v in mean.index if v != "quad-opt"]
     verdict = _lowest(mean, se, "quad-opt", others, str)
-    return verdict.__class__(verdict.word, f"height {deepest}: {verdict.why}",
-                             verdict.numbers)
+    return verdict.__class__(
+        verdict.word, f"height {deepest}: {verdict.why}", verdict.numbers
+    )
 
 
 CLAIMS = (
-    Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 5",
-          "'Adding noise to counts does not dramatically degrade query accuracy … it "
-          "is the noise in the choice of medians which seems to have the greater "
-          "impact'",
-          "median noise (kd-standard − kd-true) minus count noise (kd-true − kd-pure), "
-          "relative error averaged over the query shapes, per budget ε",
-          "the median noise larger: an effect that exists across the budgets, beyond "
-          "two standard errors over the independent trees (dpnn.claims.rules)",
-          _median_over_counts),
-    Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 5",
-          "'Of the kd-tree variations, the kd-hybrid seems the most reliably accurate'",
-          "relative error averaged over the query shapes: each other private kd-tree "
-          "against kd-hybrid, per budget ε",
-          "kd-hybrid's error the lowest: an effect that exists across the budgets",
-          _hybrid_best),
-    Claim(NOTEBOOK, SOURCE, "§VIII", "hybrid trees",
-          "'Switching about half-way down the tree (height 3 or 4) gives the best "
-          "result'",
-          "relative error averaged over the query shapes per hybrid switch level: the "
-          "better of levels 3 and 4 against every other level",
-          "the best: lower than each other level by two standard errors over the trees "
-          "(differs if another level is lower by as much)",
-          _switch_half_way),
-    Claim(NOTEBOOK, SOURCE, "§VIII", "Fig. 6",
-          "'At depth 10 the optimized quadtree is able to provide the best accuracy of "
-          "all'",
-          "relative error averaged over the query shapes at the largest height run: "
-          "quad-opt against kd-hybrid, kd-cell and the Hilbert R-tree",
-          "the best: lower than each by two standard errors over the trees (differs if "
-          "another is lower by as much)", _quad_opt_deep),
+    Claim(
+        NOTEBOOK,
+        SOURCE,
+        "§VIII",
+        "Fig. 5",
+        "'Adding noise to counts does not dramatically degrade query accuracy … it "
+        "is the noise in the choice of medians "
+        "which seems to have the greater impact'",
+        "median noise (kd-standard − kd-true) minus count noise (kd-true − kd-pure), "
+        "relative error averaged over the query shapes, per budget ε",
+        "the median noise larger: an effect that exists across the budgets, beyond "
+        "two standard errors over the independent trees (dpnn.claims.rules)",
+        _median_over_counts,
+    ),
+    Claim(
+        NOTEBOOK,
+        SOURCE,
+        "§VIII",
+        "Fig. 5",
+        "'Of the kd-tree variations, the kd-hybrid seems the most reliably accurate'",
+        "relative error averaged over the query shapes: each other private kd-tree "
+        "against kd-hybrid, per budget ε",
+        "kd-hybrid's error the lowest: an effect that exists across the budgets",
+        _hybrid_best,
+    ),
+    Claim(
+        NOTEBOOK,
+        SOURCE,
+        "§VIII",
+        "hybrid trees",
+        "'Switching about half-way down the tree "
+        "(height 3 or 4) gives the best result'",
+        "relative error averaged over the query shapes per hybrid switch level: the "
+        "better of levels 3 and 4 against every other level",
+        "the best: lower than each other level by two standard errors over the trees "
+        "(differs if another level is lower by as much)",
+        _switch_half_way,
+    ),
+    Claim(
+        NOTEBOOK,
+        SOURCE,
+        "§VIII",
+        "Fig. 6",
+        "'At depth 10 the optimized quadtree is "
+        "able to provide the best accuracy of all'",
+        "relative error averaged over the query shapes at the largest height run: "
+        "quad-opt against kd-hybrid, kd-cell and the Hilbert R-tree",
+        "the best: lower than each by two standard errors over the trees (differs if "
+        "another is lower by as much)",
+        _quad_opt_deep,
+    ),
 )

@@ -22,8 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import AGREES, DIFFERS, NOT_COMPARABLE, PARTLY, Claim, Verdict, combine, \
-    not_comparable
+from .core import (
+    AGREES,
+    DIFFERS,
+    NOT_COMPARABLE,
+    PARTLY,
+    Claim,
+    Verdict,
+    combine,
+    not_comparable,
+)
 from .inference import _where
 from .rules import above, curve
 
@@ -50,14 +58,19 @@ def _better(t, best, column, lower=False, every=False, others=None):
             continue
         bounds = OPEN if column == "distance" else {}
         first, second = (b, a) if lower else (a, b)
-        parts[f"{best} against {other}"] = above(first, second, source_n=None, x_name=X,
-                                                 every=every, **bounds)
+        parts[f"{best} against {other}"] = above(
+            first, second, source_n=None, x_name=X, every=every, **bounds
+        )
     return combine(parts) if parts else not_comparable("one schedule only")
 
 
 def _increasing_bad(t):
-    return combine({"farther": _worst(t, "distance", lower=True),
-                    "fewer exact leaves": _worst(t, "exact_leaf")})
+    return combine(
+        {
+            "farther": _worst(t, "distance", lower=True),
+            "fewer exact leaves": _worst(t, "exact_leaf"),
+        }
+    )
 
 
 def _worst(t, column, lower=False):
@@ -95,8 +108,11 @@ def _tally(outcomes: dict, every: bool) -> Verdict:
         return not_comparable("no setting in this run")
     words = list(outcomes.values())
     held = words.count("holds")
-    why = "; ".join(_where(o, [k for k, w in outcomes.items() if w == o], len(words))
-                    for o in ("holds", "opposite", "level") if o in words)
+    why = "; ".join(
+        _where(o, [k for k, w in outcomes.items() if w == o], len(words))
+        for o in ("holds", "opposite", "level")
+        if o in words
+    )
     if words.count("level") == len(words):
         return not_comparable("the intervals overlap at every setting", why)
     enough = held == len(words) if every else 2 * held >= len(words)
@@ -111,11 +127,16 @@ def _multiples(t):
         return not_comparable("no equal-MSE table in this run")
     parts = {}
     for method, multiple in MULTIPLES.items():
-        outcomes = {_setting(r): "holds" if r[method + " low"] <= multiple
-                    <= r[method + " high"] else "opposite" for _, r in table.iterrows()}
+        outcomes = {
+            _setting(r): "holds"
+            if r[method + " low"] <= multiple <= r[method + " high"]
+            else "opposite"
+            for _, r in table.iterrows()
+        }
         verdict = _tally(outcomes, every=True)
-        numbers = "; ".join(f"{_setting(r)}: {_interval(r, method)}"
-                            for _, r in table.iterrows())
+        numbers = "; ".join(
+            f"{_setting(r)}: {_interval(r, method)}" for _, r in table.iterrows()
+        )
         parts[f"{method} at {multiple:g}"] = Verdict(verdict.word, verdict.why, numbers)
     return combine(parts)
 
@@ -137,49 +158,77 @@ def _sm_least(t):
     verdict = _tally(outcomes, every=False)
     if verdict.word == NOT_COMPARABLE:
         return verdict
-    numbers = "; ".join(f"{_setting(r)}: SM {_interval(r, 'SM')}, GEO "
-                        f"{_interval(r, 'GEO')}, L-SRR {_interval(r, 'L-SRR')}"
-                        for _, r in table.iterrows())
+    numbers = "; ".join(
+        f"{_setting(r)}: SM {_interval(r, 'SM')}, GEO "
+        f"{_interval(r, 'GEO')}, L-SRR {_interval(r, 'L-SRR')}"
+        for _, r in table.iterrows()
+    )
     return Verdict(verdict.word, verdict.why, numbers)
 
 
 CLAIMS = (
-    Claim(NOTEBOOK, FOLLOWUP, "src/run_mse.py l. 100-109", "13 §2",
-          "fixed multiples of DP-TT's ε for equal error: '0.5' for Laplace (GEO), "
-          "'3' for L-SRR, '0.1' for SM",
-          "ε at which each mechanism's exact MSE equals DP-TT-CMP basic's mean squared "
-          "displacement, over DP-TT's composed ε*, with a 95% bootstrap interval over "
-          "the queries, at every dataset and per-step budget",
-          "a multiple holds at a setting where it lies inside the interval and is "
-          "contradicted where it lies outside; a fixed multiple claims every setting, "
-          "so a mechanism agrees only if it holds at each, differs if at none; the "
-          "three mechanisms' parts are combined", _multiples),
-    Claim(NOTEBOOK, COMPANION, "notebook 13 §2", "13 §2",
-          "'At equal perturbation MSE, too, SM needs the least privacy'",
-          "SM's equal-MSE ratio against GEO's and L-SRR's, with their 95% bootstrap "
-          "intervals, at every dataset and per-step budget",
-          "holds where SM's interval lies wholly below the other's, contradicted where "
-          "wholly above, level (not separated) where they overlap; agrees when it "
-          "holds at half the comparisons or more and is contradicted at none",
-          _sm_least),
-    Claim(NOTEBOOK, FOLLOWUP, "src/schedulers.py l. 18-21", "13 §3",
-          "the increasing schedule, 'to show that increasing epsilon is bad'",
-          "increasing against constant and decreasing at each composed budget: mean "
-          "distance of the released point and share of exact leaves",
-          "the increasing schedule farther and with fewer exact leaves: an effect that "
-          "exists across the informative range (dpnn.claims.rules)",
-          _increasing_bad),
-    Claim(NOTEBOOK, COMPANION, "notebook 13 §3", "13 §3",
-          "'for exact retrieval the constant schedule should win' (concavity of "
-          "log expit)",
-          "share of queries reaching their exact leaf, constant against the others",
-          "constant above: an effect that exists across the informative range",
-          lambda t: _better(t, "constant", "exact_leaf")),
-    Claim(NOTEBOOK, COMPANION, "notebook 13 §3", "13 §3",
-          "'for how far the released point lands, a decreasing schedule should win', "
-          "'at every budget'",
-          "mean distance of the released point, decreasing against the others",
-          "decreasing nearer at every composed budget (the claim says every): an "
-          "effect beyond two standard errors at each",
-          lambda t: _better(t, "decreasing", "distance", lower=True, every=True)),
+    Claim(
+        NOTEBOOK,
+        FOLLOWUP,
+        "src/run_mse.py l. 100-109",
+        "13 §2",
+        "fixed multiples of DP-TT's ε for equal error: '0.5' for Laplace (GEO), "
+        "'3' for L-SRR, '0.1' for SM",
+        "ε at which each mechanism's exact MSE equals DP-TT-CMP basic's mean squared "
+        "displacement, over DP-TT's composed ε*, with a 95% bootstrap interval over "
+        "the queries, at every dataset and per-step budget",
+        "a multiple holds at a setting where it lies inside the interval and is "
+        "contradicted where it lies outside; a fixed multiple claims every setting, "
+        "so a mechanism agrees only if it holds at each, differs if at none; the "
+        "three mechanisms' parts are combined",
+        _multiples,
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 13 §2",
+        "13 §2",
+        "'At equal perturbation MSE, too, SM needs the least privacy'",
+        "SM's equal-MSE ratio against GEO's and L-SRR's, with their 95% bootstrap "
+        "intervals, at every dataset and per-step budget",
+        "holds where SM's interval lies wholly below the other's, contradicted where "
+        "wholly above, level (not separated) where they overlap; agrees when it "
+        "holds at half the comparisons or more and is contradicted at none",
+        _sm_least,
+    ),
+    Claim(
+        NOTEBOOK,
+        FOLLOWUP,
+        "src/schedulers.py l. 18-21",
+        "13 §3",
+        "the increasing schedule, 'to show that increasing epsilon is bad'",
+        "increasing against constant and decreasing at each composed budget: mean "
+        "distance of the released point and share of exact leaves",
+        "the increasing schedule farther and with fewer exact leaves: an effect that "
+        "exists across the informative range (dpnn.claims.rules)",
+        _increasing_bad,
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 13 §3",
+        "13 §3",
+        "'for exact retrieval the constant schedule "
+        "should win' (concavity of log expit)",
+        "share of queries reaching their exact leaf, constant against the others",
+        "constant above: an effect that exists across the informative range",
+        lambda t: _better(t, "constant", "exact_leaf"),
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 13 §3",
+        "13 §3",
+        "'for how far the released point lands, a decreasing schedule should win', "
+        "'at every budget'",
+        "mean distance of the released point, decreasing against the others",
+        "decreasing nearer at every composed budget (the claim says every): an "
+        "effect beyond two standard errors at each",
+        lambda t: _better(t, "decreasing", "distance", lower=True, every=True),
+    ),
 )

@@ -28,8 +28,9 @@ from scipy import stats
 from .core import AGREES, DIFFERS, PARTLY, Verdict
 
 
-def corrected_resampled_ttest(differences, n_train: int,
-                              n_test: int) -> tuple[float, float]:
+def corrected_resampled_ttest(
+    differences, n_train: int, n_test: int
+) -> tuple[float, float]:
     """Nadeau and Bengio's corrected resampled t statistic and two-sided p-value.
 
     ``differences`` are the score differences of two methods on ``J`` splits, each
@@ -41,8 +42,9 @@ def corrected_resampled_ttest(differences, n_train: int,
     if d.ndim != 1 or len(d) < 2 or not np.all(np.isfinite(d)):
         raise ValueError("differences must hold at least two finite values")
     if n_train < 1 or n_test < 1:
-        raise ValueError(f"n_train and n_test must be positive, "
-                         f"got {n_train}, {n_test}")
+        raise ValueError(
+            f"n_train and n_test must be positive, got {n_train}, {n_test}"
+        )
     j = len(d)
     variance = (1 / j + n_test / n_train) * d.var(ddof=1)
     if variance == 0:
@@ -78,8 +80,9 @@ def clustered_mean(values) -> tuple[float, float]:
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 2 or v.shape[0] < 2 or v.shape[1] < 1 or not np.all(np.isfinite(v)):
-        raise ValueError("values must be a 2-D array with at least two projections "
-                         "(rows)")
+        raise ValueError(
+            "values must be a 2-D array with at least two projections (rows)"
+        )
     means = v.mean(axis=1)
     return float(means.mean()), float(means.std(ddof=1) / np.sqrt(len(means)))
 
@@ -99,8 +102,10 @@ def crossed_mean(values) -> tuple[float, float]:
     """
     v = np.asarray(values, dtype=float)
     if v.ndim != 2 or min(v.shape) < 2 or not np.all(np.isfinite(v)):
-        raise ValueError("values must be a 2-D array with at least two projections "
-                         "(rows) and two queries (columns)")
+        raise ValueError(
+            "values must be a 2-D array with at least two projections "
+            "(rows) and two queries (columns)"
+        )
     rows = v.mean(axis=1).var(ddof=1) / v.shape[0]
     columns = v.mean(axis=0).var(ddof=1) / v.shape[1]
     cells = v.var(ddof=1) / v.size
@@ -117,13 +122,20 @@ def matched_epsilon(target: float, curve, epsilons) -> float:
         return float("inf")
     if target > curve[0]:
         return 0.0
-    return float(np.exp(np.interp(np.log(target), np.log(curve[::-1]),
-                                  np.log(np.asarray(epsilons, float)[::-1]))))
+    return float(
+        np.exp(
+            np.interp(
+                np.log(target),
+                np.log(curve[::-1]),
+                np.log(np.asarray(epsilons, float)[::-1]),
+            )
+        )
+    )
 
 
-def matched_epsilon_interval(target, mse_grid, epsilons, rng, *,
-                             n_resamples: int = 2000,
-                             level: float = 0.95) -> tuple[float, float, float]:
+def matched_epsilon_interval(
+    target, mse_grid, epsilons, rng, *, n_resamples: int = 2000, level: float = 0.95
+) -> tuple[float, float, float]:
     """The ε at which a mechanism's mean MSE equals a reference's mean squared
     displacement, and its percentile bootstrap interval over queries.
 
@@ -144,25 +156,32 @@ def matched_epsilon_interval(target, mse_grid, epsilons, rng, *,
     if eps.ndim != 1 or len(eps) < 2 or np.any(eps <= 0) or np.any(np.diff(eps) <= 0):
         raise ValueError("epsilons must be an increasing grid of positive budgets")
     if grid.shape[1] != len(eps) or not np.all(np.isfinite(grid)) or np.any(grid <= 0):
-        raise ValueError("mse_grid must hold positive finite MSEs, one column per "
-                         "epsilon")
+        raise ValueError(
+            "mse_grid must hold positive finite MSEs, one column per epsilon"
+        )
     if n_resamples < 100:
         raise ValueError(f"n_resamples must be at least 100, got {n_resamples}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    targets = rng.multinomial(len(t), np.full(len(t), 1 / len(t)),
-                              size=n_resamples) @ t / len(t)
-    picks = rng.multinomial(len(grid), np.full(len(grid), 1 / len(grid)),
-                            size=n_resamples)
+    targets = (
+        rng.multinomial(len(t), np.full(len(t), 1 / len(t)), size=n_resamples)
+        @ t
+        / len(t)
+    )
+    picks = rng.multinomial(
+        len(grid), np.full(len(grid), 1 / len(grid)), size=n_resamples
+    )
     curves = picks @ grid / len(grid)
     found = np.array([matched_epsilon(a, c, eps) for a, c in zip(targets, curves)])
-    low, high = np.quantile(found, [(1 - level) / 2, (1 + level) / 2],
-                            method="inverted_cdf")
+    low, high = np.quantile(
+        found, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf"
+    )
     return matched_epsilon(t.mean(), grid.mean(axis=0), eps), float(low), float(high)
 
 
-def cv_better(differences: dict, n_train: int, n_test: int,
-              alpha: float = 0.05) -> Verdict:
+def cv_better(
+    differences: dict, n_train: int, n_test: int, alpha: float = 0.05
+) -> Verdict:
     """Claim: method A beats B on every dataset/budget of a finding (cross-validated).
 
     ``differences`` maps each dataset or budget to the fold differences A - B. Each
@@ -178,28 +197,42 @@ def cv_better(differences: dict, n_train: int, n_test: int,
     names = list(differences)
     tests = [corrected_resampled_ttest(differences[k], n_train, n_test) for k in names]
     adjusted = holm([p for _, p in tests])
-    outcome = {k: ("holds" if t > 0 else "opposite") if q < alpha else "level"
-               for k, (t, _), q in zip(names, tests, adjusted)}
-    numbers = "; ".join(f"{k}: mean {np.mean(differences[k]):+.3f}, t {t:.2f}, "
-                        f"Holm p {q:.3f}"
-                        for k, (t, _), q in zip(names, tests, adjusted))
+    outcome = {
+        k: ("holds" if t > 0 else "opposite") if q < alpha else "level"
+        for k, (t, _), q in zip(names, tests, adjusted)
+    }
+    numbers = "; ".join(
+        f"{k}: mean {np.mean(differences[k]):+.3f}, t {t:.2f}, Holm p {q:.3f}"
+        for k, (t, _), q in zip(names, tests, adjusted)
+    )
     held = [k for k in names if outcome[k] == "holds"]
-    why = "; ".join(_where(o, [k for k in names if outcome[k] == o], len(names))
-                    for o in ("holds", "opposite", "level") if o in outcome.values())
+    why = "; ".join(
+        _where(o, [k for k in names if outcome[k] == o], len(names))
+        for o in ("holds", "opposite", "level")
+        if o in outcome.values()
+    )
     word = AGREES if len(held) == len(names) else DIFFERS if not held else PARTLY
     return Verdict(word, why, numbers)
 
 
 def _where(outcome: str, settings: list, total: int) -> str:
-    """"holds at a, b" (past six settings: "holds at 9 of 24 settings")."""
+    """ "holds at a, b" (past six settings: "holds at 9 of 24 settings")."""
     if len(settings) > 6:
         return f"{outcome} at {len(settings)} of {total} settings"
     return f"{outcome} at {', '.join(str(k) for k in settings)}"
 
 
-def median_gap(runs, a: str, b: str, value: str, *, cluster: str = "trajectory",
-               n_resamples: int = 2000, seed: int = 0,
-               level: float = 0.95) -> tuple[float, float, float]:
+def median_gap(
+    runs,
+    a: str,
+    b: str,
+    value: str,
+    *,
+    cluster: str = "trajectory",
+    n_resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
     """median(b) - median(a) of ``value`` and its percentile bootstrap interval.
 
     ``runs`` has one row per run with a ``method`` column; each resample draws the
@@ -215,14 +248,17 @@ def median_gap(runs, a: str, b: str, value: str, *, cluster: str = "trajectory",
     if any(p.empty for p in parts.values()):
         raise ValueError(f"runs must hold both methods {a!r} and {b!r}")
     groups = sorted(set(runs[cluster]))
-    by = {m: {g: p.loc[p[cluster] == g, value].to_numpy(float) for g in groups}
-          for m, p in parts.items()}
+    by = {
+        m: {g: p.loc[p[cluster] == g, value].to_numpy(float) for g in groups}
+        for m, p in parts.items()
+    }
     rng = np.random.default_rng(seed)
     gaps = np.empty(n_resamples)
     for i in range(n_resamples):
         pick = rng.choice(len(groups), size=len(groups))
-        gaps[i] = (np.median(np.concatenate([by[b][groups[j]] for j in pick]))
-                   - np.median(np.concatenate([by[a][groups[j]] for j in pick])))
+        gaps[i] = np.median(
+            np.concatenate([by[b][groups[j]] for j in pick])
+        ) - np.median(np.concatenate([by[a][groups[j]] for j in pick]))
     point = float(np.median(parts[b][value]) - np.median(parts[a][value]))
     low, high = np.quantile(gaps, [(1 - level) / 2, (1 + level) / 2])
     return point, float(low), float(high)

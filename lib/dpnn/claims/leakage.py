@@ -27,8 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, \
-    not_comparable
+from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, not_comparable
 from .rules import Z, over_range
 
 NOTEBOOK = "14_what_the_server_learns"
@@ -69,6 +68,7 @@ def _mechanisms(t, prefix: str) -> list[str]:
 def informative(a: pd.DataFrame, b: pd.DataFrame, z: float = Z) -> np.ndarray:
     """True at the budgets where the two errors are neither both at the ceiling nor
     both at the floor (module docstring); ``a`` and ``b`` share their budgets."""
+
     def ceiling(r):
         gain = r["prior_only"].to_numpy() - r["error"].to_numpy()
         return gain <= np.maximum(r["grid_error"].to_numpy(), z * r["se"].to_numpy())
@@ -90,8 +90,17 @@ def _paired(t, setting, high, low):
     return (a[a["eps_star"].isin(common)], b[b["eps_star"].isin(common)], "")
 
 
-def larger_error(t, setting, high, low, *, z: float = Z, every: bool = False,
-                 half: str | None = None, at_least: bool = False):
+def larger_error(
+    t,
+    setting,
+    high,
+    low,
+    *,
+    z: float = Z,
+    every: bool = False,
+    half: str | None = None,
+    at_least: bool = False,
+):
     """Claim: ``high``'s optimal error is above ``low``'s (``high`` protects better)
     across the informative range of ``setting``.
 
@@ -116,8 +125,9 @@ def larger_error(t, setting, high, low, *, z: float = Z, every: bool = False,
     if at_least:
         outcomes = np.where(d >= -z * se, "holds", "opposite")
     else:
-        outcomes = np.where(d > z * se, "holds",
-                            np.where(d < -z * se, "opposite", "level"))
+        outcomes = np.where(
+            d > z * se, "holds", np.where(d < -z * se, "opposite", "level")
+        )
     return over_range(outcomes, xs, d, se, X, len(a), every)
 
 
@@ -141,16 +151,21 @@ def _never_above_prior_only(t, z: float = Z):
     word = AGREES if holds == len(table) else DIFFERS if holds == 0 else PARTLY
     row = table.iloc[largest]
     why = f"holds in {holds} of {len(table)} rows"
-    numbers = (f"closest: {row['mechanism']} on {row['setting']} at ε* "
-               f"{row['eps_star']:g}: error − prior-only {excess[largest]:+.4f} ± "
-               f"{se[largest]:.4f}")
+    numbers = (
+        f"closest: {row['mechanism']} on {row['setting']} at ε* "
+        f"{row['eps_star']:g}: error − prior-only {excess[largest]:+.4f} ± "
+        f"{se[largest]:.4f}"
+    )
     return Verdict(word, why, numbers)
 
 
 def _sm_most_dis_least(t, setting):
     table = t["adversary"]
-    others = [m for m in dict.fromkeys(table[table["setting"] == setting]["mechanism"])
-              if m not in (SM, DIS)]
+    others = [
+        m
+        for m in dict.fromkeys(table[table["setting"] == setting]["mechanism"])
+        if m not in (SM, DIS)
+    ]
     parts = {}
     for other in others:
         parts[f"{other} above SM"] = larger_error(t, setting, other, SM)
@@ -159,14 +174,16 @@ def _sm_most_dis_least(t, setting):
 
 
 def _early_stop_leaks_more(t, setting):
-    parts = {e: larger_error(t, setting, CMP, e)
-             for e in _mechanisms(t, "DP-TT-CMP E")}
+    parts = {e: larger_error(t, setting, CMP, e) for e in _mechanisms(t, "DP-TT-CMP E")}
     return combine(parts) if parts else not_comparable("no E variant run")
 
 
 def _thesis_claim(notebook, figure):
     return Claim(
-        notebook, THESIS, "§6.3", figure,
+        notebook,
+        THESIS,
+        "§6.3",
+        figure,
         "'the comparison metric is advantageous as it does not rely on the notion "
         "of extended DP or relaxed local DP' (implicit: at equal ε* DP-TT-CMP "
         "protects the querier's location at least as well as GEO)",
@@ -174,51 +191,79 @@ def _thesis_claim(notebook, figure):
         "GEO, at equal composed ε*, on each setting",
         "DP-TT-CMP's error not below GEO's by more than two standard errors at "
         "every informative budget",
-        lambda t: _per_setting(t, lambda s: larger_error(
-            t, s, CMP, GEO, at_least=True, every=True)))
+        lambda t: _per_setting(
+            t, lambda s: larger_error(t, s, CMP, GEO, at_least=True, every=True)
+        ),
+    )
 
 
 def _prior_only_claim(notebook, figure):
     return Claim(
-        notebook, COMPANION, "notebook 14 §1", figure,
+        notebook,
+        COMPANION,
+        "notebook 14 §1",
+        figure,
         "'no release can make the optimal error larger' than the prior-only error",
         "optimal error minus prior-only error, every mechanism, budget and setting",
         "at most two standard errors above the prior-only error in every row",
-        _never_above_prior_only)
+        _never_above_prior_only,
+    )
 
 
 CLAIMS = (
     _thesis_claim(NOTEBOOK, "14 §2"),
     _prior_only_claim(NOTEBOOK, "14 §2"),
-    Claim(NOTEBOOK, COMPANION, "notebook 14 §2", "14 §2",
-          "on uniform data the optimal adversary learns less from DP-TT-CMP basic "
-          "than from GEO, 'at all three budgets'",
-          "optimal error, DP-TT-CMP basic against GEO, uniform data",
-          "DP-TT-CMP's error larger by more than two standard errors at every "
-          "informative budget",
-          lambda t: _per_setting(t, lambda s: larger_error(
-              t, s, CMP, GEO, every=True), uniform=True)),
-    Claim(NOTEBOOK, COMPANION, "notebook 14 §2", "14 §2",
-          "on the places, with their prior, 'DP-TT-CMP leaks more than GEO' at high "
-          "budget",
-          "optimal error, GEO against DP-TT-CMP basic, real data, upper half of "
-          "the informative budgets",
-          "GEO's error larger by more than two standard errors (an effect that "
-          "exists) in the upper half of the informative range",
-          lambda t: _per_setting(t, lambda s: larger_error(
-              t, s, GEO, CMP, half="high"), uniform=False)),
-    Claim(NOTEBOOK, COMPANION, "notebook 14 §2", "14 §2",
-          "'E3 leaks more than basic at the same ε*': it walks fewer levels, so "
-          "each turn gets more budget",
-          "optimal error, DP-TT-CMP basic against E, on each setting",
-          "basic's error larger: an effect that exists across the informative range",
-          lambda t: _per_setting(t, lambda s: _early_stop_leaks_more(t, s))),
-    Claim(NOTEBOOK, COMPANION, "notebook 14 §2", "14 §2",
-          "'at equal composed privacy the square mechanism leaks most and DIS least'",
-          "optimal error of every mechanism against SM's and DIS's, on each setting",
-          "every other error above SM's and DIS's above every other: effects that "
-          "exist across the informative range",
-          lambda t: _per_setting(t, lambda s: _sm_most_dis_least(t, s))),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 14 §2",
+        "14 §2",
+        "on uniform data the optimal adversary learns less from DP-TT-CMP basic "
+        "than from GEO, 'at all three budgets'",
+        "optimal error, DP-TT-CMP basic against GEO, uniform data",
+        "DP-TT-CMP's error larger by more than two standard errors at every "
+        "informative budget",
+        lambda t: _per_setting(
+            t, lambda s: larger_error(t, s, CMP, GEO, every=True), uniform=True
+        ),
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 14 §2",
+        "14 §2",
+        "on the places, with their prior, 'DP-TT-CMP "
+        "leaks more than GEO' at high budget",
+        "optimal error, GEO against DP-TT-CMP basic, real data, upper half of "
+        "the informative budgets",
+        "GEO's error larger by more than two standard errors (an effect that "
+        "exists) in the upper half of the informative range",
+        lambda t: _per_setting(
+            t, lambda s: larger_error(t, s, GEO, CMP, half="high"), uniform=False
+        ),
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 14 §2",
+        "14 §2",
+        "'E3 leaks more than basic at the same ε*': it walks fewer levels, so "
+        "each turn gets more budget",
+        "optimal error, DP-TT-CMP basic against E, on each setting",
+        "basic's error larger: an effect that exists across the informative range",
+        lambda t: _per_setting(t, lambda s: _early_stop_leaks_more(t, s)),
+    ),
+    Claim(
+        NOTEBOOK,
+        COMPANION,
+        "notebook 14 §2",
+        "14 §2",
+        "'at equal composed privacy the square mechanism leaks most and DIS least'",
+        "optimal error of every mechanism against SM's and DIS's, on each setting",
+        "every other error above SM's and DIS's above every other: effects that "
+        "exist across the informative range",
+        lambda t: _per_setting(t, lambda s: _sm_most_dis_least(t, s)),
+    ),
 )
 
 #: The leakage claims of notebook 13 §4, judged on its own settings (``adversary``
@@ -226,22 +271,30 @@ CLAIMS = (
 CLAIMS_13 = (
     _thesis_claim(NOTEBOOK_13, "13 §4"),
     _prior_only_claim(NOTEBOOK_13, "13 §4"),
-    Claim(NOTEBOOK_13, COMPANION, "notebook 13 §4", "13 §4",
-          "at the smaller budgets 'DP-TT's transcript leaks less than GEO's "
-          "released point'",
-          "optimal error, DP-TT-CMP basic against GEO, on each setting, lower half "
-          "of the informative budgets",
-          "DP-TT-CMP's error larger: an effect that exists in the lower half of the "
-          "informative range",
-          lambda t: _per_setting(t, lambda s: larger_error(t, s, CMP, GEO,
-                                                           half="low"))),
-    Claim(NOTEBOOK_13, COMPANION, "notebook 13 §4", "13 §4",
-          "at the larger budgets 'DP-TT's transcript leaks more than GEO's "
-          "released point'",
-          "optimal error, GEO against DP-TT-CMP basic, on each setting, upper half "
-          "of the informative budgets",
-          "GEO's error larger: an effect that exists in the upper half of the "
-          "informative range",
-          lambda t: _per_setting(t, lambda s: larger_error(t, s, GEO, CMP,
-                                                           half="high"))),
+    Claim(
+        NOTEBOOK_13,
+        COMPANION,
+        "notebook 13 §4",
+        "13 §4",
+        "at the smaller budgets 'DP-TT's transcript leaks less than GEO's "
+        "released point'",
+        "optimal error, DP-TT-CMP basic against GEO, on each setting, lower half "
+        "of the informative budgets",
+        "DP-TT-CMP's error larger: an effect that exists in the lower half of the "
+        "informative range",
+        lambda t: _per_setting(t, lambda s: larger_error(t, s, CMP, GEO, half="low")),
+    ),
+    Claim(
+        NOTEBOOK_13,
+        COMPANION,
+        "notebook 13 §4",
+        "13 §4",
+        "at the larger budgets 'DP-TT's transcript leaks more than GEO's "
+        "released point'",
+        "optimal error, GEO against DP-TT-CMP basic, on each setting, upper half "
+        "of the informative budgets",
+        "GEO's error larger: an effect that exists in the upper half of the "
+        "informative range",
+        lambda t: _per_setting(t, lambda s: larger_error(t, s, GEO, CMP, half="high")),
+    ),
 )

@@ -15,8 +15,16 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import cormode, followup, gursoy, leakage, liang_yi, similarity, \
-    thesis_comparison, thesis_distance
+from . import (
+    cormode,
+    followup,
+    gursoy,
+    leakage,
+    liang_yi,
+    similarity,
+    thesis_comparison,
+    thesis_distance,
+)
 from .core import VERDICTS, Claim
 
 #: Every judged claim, by notebook.
@@ -30,15 +38,26 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
     leakage.NOTEBOOK: leakage.CLAIMS,
 }
-COLUMNS = ["id", "source", "section", "figure", "claim", "measured", "rule", "verdict",
-           "why", "numbers"]
+COLUMNS = [
+    "id",
+    "source",
+    "section",
+    "figure",
+    "claim",
+    "measured",
+    "rule",
+    "verdict",
+    "why",
+    "numbers",
+]
 
 
 def claims_of(notebook: str) -> tuple[Claim, ...]:
     """The registered claims of ``notebook`` (its file stem)."""
     if notebook not in REGISTRY:
-        raise ValueError(f"notebook must be one of {sorted(REGISTRY)}, "
-                         f"got {notebook!r}")
+        raise ValueError(
+            f"notebook must be one of {sorted(REGISTRY)}, got {notebook!r}"
+        )
     return REGISTRY[notebook]
 
 
@@ -50,17 +69,27 @@ def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame
     registered = claims_of(notebook)
     figures = [claim.figure for claim in registered]
     if figure is not None and figure not in figures:
-        raise ValueError(f"figure must be one of {sorted(set(figures))}, "
-                         f"got {figure!r}")
+        raise ValueError(
+            f"figure must be one of {sorted(set(figures))}, got {figure!r}"
+        )
     for claim, key in zip(registered, _ids(figures)):
         if figure is not None and claim.figure != figure:
             continue
         verdict = claim.judge(tables)
-        rows.append({"id": key, "source": claim.source, "section": claim.section,
-                     "figure": claim.figure, "claim": claim.quote,
-                     "measured": claim.measured, "rule": claim.rule,
-                     "verdict": verdict.word, "why": verdict.why,
-                     "numbers": verdict.numbers})
+        rows.append(
+            {
+                "id": key,
+                "source": claim.source,
+                "section": claim.section,
+                "figure": claim.figure,
+                "claim": claim.quote,
+                "measured": claim.measured,
+                "rule": claim.rule,
+                "verdict": verdict.word,
+                "why": verdict.why,
+                "numbers": verdict.numbers,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -69,8 +98,9 @@ def _ids(figures: list[str]) -> list[str]:
     out, seen = [], {}
     for figure in figures:
         seen[figure] = seen.get(figure, -1) + 1
-        out.append(figure + ("abcdefghij"[seen[figure]] if figures.count(figure) > 1
-                             else ""))
+        out.append(
+            figure + ("abcdefghij"[seen[figure]] if figures.count(figure) > 1 else "")
+        )
     return out
 
 
@@ -81,7 +111,7 @@ def view(ledger: pd.DataFrame, width: int = 300) -> pd.DataFrame:
         raise ValueError(f"width must be at least 20 characters, got {width}")
 
     def cut(text):
-        return text if len(text) <= width else text[:width - 1] + "…"
+        return text if len(text) <= width else text[: width - 1] + "…"
 
     shown = ledger[["id", "section", "claim", "verdict", "why", "numbers"]].copy()
     for column in ("claim", "why", "numbers"):
@@ -100,16 +130,23 @@ def _cell(text) -> str:
 
 
 def _counts_table(whole: pd.DataFrame) -> list[str]:
-    lines = ["| source | " + " | ".join(VERDICTS) + " |",
-             "| --- |" + " --- |" * len(VERDICTS)]
+    lines = [
+        "| source | " + " | ".join(VERDICTS) + " |",
+        "| --- |" + " --- |" * len(VERDICTS),
+    ]
     counts = summary(whole) if len(whole) else pd.DataFrame(columns=list(VERDICTS))
-    return lines + [f"| {_cell(source)} | " + " | ".join(str(int(n)) for n in row)
-                    + " |" for source, row in counts.iterrows()]
+    return lines + [
+        f"| {_cell(source)} | " + " | ".join(str(int(n)) for n in row) + " |"
+        for source, row in counts.iterrows()
+    ]
 
 
-def page(whole: pd.DataFrame, title: str = "The claims ledger",
-         sources_sizes: pd.DataFrame | None = None,
-         chapters: dict | None = None) -> str:
+def page(
+    whole: pd.DataFrame,
+    title: str = "The claims ledger",
+    sources_sizes: pd.DataFrame | None = None,
+    chapters: dict | None = None,
+) -> str:
     """The ledger as a Markdown page: the counts per source, then every claim by
     notebook (its words, verdict and why; the deciding numbers stay in the CSVs).
 
@@ -119,8 +156,13 @@ def page(whole: pd.DataFrame, title: str = "The claims ledger",
     the link of its chapter: each notebook's section is then headed by its title
     and points to the chapter, whose results section shows the same slice."""
     cell = _cell
-    lines = [f"# {title}", "", "Every verdict on a source's claim, computed by "
-             "`dpnn.claims` from the run that wrote the ledger.", ""]
+    lines = [
+        f"# {title}",
+        "",
+        "Every verdict on a source's claim, computed by "
+        "`dpnn.claims` from the run that wrote the ledger.",
+        "",
+    ]
     lines += _counts_table(whole)
     if sources_sizes is not None and len(sources_sizes):
         moved = changed(whole, sources_sizes)
@@ -128,20 +170,29 @@ def page(whole: pd.DataFrame, title: str = "The claims ledger",
         lines += _counts_table(sources_sizes)
         lines += ["", f"{len(moved)} verdicts differ at the sources' sizes."]
         if len(moved):
-            lines += ["", "| notebook | id | verdict | at the sources' sizes |",
-                      "| --- | --- | --- | --- |"]
-            lines += [f"| {cell(r[0])} | {cell(r[1])} | {r[2]} | {r[3]} |"
-                      for r in moved.itertuples(index=False)]
+            lines += [
+                "",
+                "| notebook | id | verdict | at the sources' sizes |",
+                "| --- | --- | --- | --- |",
+            ]
+            lines += [
+                f"| {cell(r[0])} | {cell(r[1])} | {r[2]} | {r[3]} |"
+                for r in moved.itertuples(index=False)
+            ]
     for notebook, part in whole.groupby("notebook", sort=False):
         heading, link = (chapters or {}).get(notebook, (notebook, None))
         lines += ["", f"## {heading}", ""]
         if link:
             number = heading.split(" · ")[0]
-            lines += [f"The deciding numbers and the rules: [chapter {number}]({link}).",
-                      ""]
+            lines += [
+                f"The deciding numbers and the rules: [chapter {number}]({link}).",
+                "",
+            ]
         lines += ["| id | claim | verdict | why |", "| --- | --- | --- | --- |"]
-        lines += [f"| {cell(r.id)} | {cell(r.claim)} | {r.verdict} | {cell(r.why)} |"
-                  for r in part.itertuples()]
+        lines += [
+            f"| {cell(r.id)} | {cell(r.claim)} | {r.verdict} | {cell(r.why)} |"
+            for r in part.itertuples()
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -157,9 +208,12 @@ def gather(directory: Path | str | None = None) -> pd.DataFrame:
     """Every notebook's ledger slice in ``directory`` (default :func:`ledger_dir`), in
     reading order, with a ``notebook`` column: the whole ledger of a run."""
     directory = Path(directory) if directory is not None else ledger_dir()
-    parts = [pd.read_csv(path, keep_default_na=False).assign(
-                 notebook=path.stem.removeprefix("ledger_"))
-             for path in sorted(directory.glob("ledger_*.csv"))]
+    parts = [
+        pd.read_csv(path, keep_default_na=False).assign(
+            notebook=path.stem.removeprefix("ledger_")
+        )
+        for path in sorted(directory.glob("ledger_*.csv"))
+    ]
     if not parts:
         return pd.DataFrame(columns=["notebook"] + COLUMNS)
     return pd.concat(parts, ignore_index=True)[["notebook"] + COLUMNS]
@@ -195,5 +249,6 @@ def changed(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     keys = ["notebook", "id"]
     both = before.merge(after, on=keys, suffixes=(" before", " after"))
     moved = both[both["verdict before"] != both["verdict after"]]
-    return moved[keys + ["verdict before", "verdict after", "numbers before",
-                         "numbers after"]].reset_index(drop=True)
+    return moved[
+        keys + ["verdict before", "verdict after", "numbers before", "numbers after"]
+    ].reset_index(drop=True)

@@ -67,13 +67,15 @@ class Curve:
             raise ValueError("se must be non-negative")
 
 
-def curve(table: pd.DataFrame, x: str, y: str, se: str | None = None,
-          name: str = "") -> Curve:
+def curve(
+    table: pd.DataFrame, x: str, y: str, se: str | None = None, name: str = ""
+) -> Curve:
     """The curve ``y`` (standard error ``se``, default ``y + "_se"``) against ``x``."""
     se = se or f"{y}_se"
     part = table[[x, y, se]].dropna().sort_values(x)
-    return Curve(part[x].to_numpy(float), part[y].to_numpy(float),
-                 part[se].to_numpy(float), name)
+    return Curve(
+        part[x].to_numpy(float), part[y].to_numpy(float), part[se].to_numpy(float), name
+    )
 
 
 def source_se(p, n: int | None = THESIS_QUERIES) -> np.ndarray:
@@ -116,7 +118,7 @@ def _half(mask: np.ndarray, half: str | None) -> np.ndarray:
     if half not in ("low", "high"):
         raise ValueError(f"half must be 'low', 'high' or None, got {half!r}")
     index = np.flatnonzero(mask)
-    keep = index[:(len(index) + 1) // 2] if half == "low" else index[len(index) // 2:]
+    keep = index[: (len(index) + 1) // 2] if half == "low" else index[len(index) // 2 :]
     out = np.zeros_like(mask)
     out[keep] = True
     return out
@@ -125,23 +127,37 @@ def _half(mask: np.ndarray, half: str | None) -> np.ndarray:
 def outcome_exists(d, se_ours, se_total, z: float = Z) -> np.ndarray:
     """Per point, for a claim that ``d > 0``: holds, opposite or level (see module)."""
     d = np.asarray(d, dtype=float)
-    return np.where(d > z * np.asarray(se_ours), "holds",
-                    np.where(d < -z * np.asarray(se_total), "opposite", "level"))
+    return np.where(
+        d > z * np.asarray(se_ours),
+        "holds",
+        np.where(d < -z * np.asarray(se_total), "opposite", "level"),
+    )
 
 
-def outcome_band(q, lo: float, hi: float, se_ours, se_total,
-                 z: float = Z) -> np.ndarray:
+def outcome_band(
+    q, lo: float, hi: float, se_ours, se_total, z: float = Z
+) -> np.ndarray:
     """Per point, for a claim that ``lo <= q <= hi``: holds, opposite or level."""
     if lo > hi:
         raise ValueError(f"lo must be at most hi, got {lo} > {hi}")
     q = np.asarray(q, dtype=float)
     distance = np.maximum(np.maximum(lo - q, q - hi), 0)
-    return np.where(distance <= z * np.asarray(se_ours), "holds",
-                    np.where(distance > z * np.asarray(se_total), "opposite", "level"))
+    return np.where(
+        distance <= z * np.asarray(se_ours),
+        "holds",
+        np.where(distance > z * np.asarray(se_total), "opposite", "level"),
+    )
 
 
-def over_range(outcomes, xs, values, errors, x_name: str = "x",
-               common: int = 1, every: bool = False) -> Verdict:
+def over_range(
+    outcomes,
+    xs,
+    values,
+    errors,
+    x_name: str = "x",
+    common: int = 1,
+    every: bool = False,
+) -> Verdict:
     """The verdict of per-point outcomes over the informative budgets (module rule).
 
     ``common`` is the number of common budgets before the floor/ceiling rule;
@@ -149,20 +165,27 @@ def over_range(outcomes, xs, values, errors, x_name: str = "x",
     informative budget to agree.
     """
     outcomes = np.asarray(outcomes)
-    numbers = ", ".join(f"{x:.3g}: {v:+.3f} ± {e:.3f}"
-                        for x, v, e in zip(xs, values, errors))
+    numbers = ", ".join(
+        f"{x:.3g}: {v:+.3f} ± {e:.3f}" for x, v, e in zip(xs, values, errors)
+    )
     numbers = f"at {x_name} {numbers}" if len(xs) else ""
     if not common:
         return not_comparable("the curves share no budget")
     if not len(outcomes):
-        return not_comparable("at the floor or the ceiling at every common budget",
-                              numbers)
+        return not_comparable(
+            "at the floor or the ceiling at every common budget", numbers
+        )
     counts = {k: int(np.sum(outcomes == k)) for k in ("holds", "opposite", "level")}
-    where = "; ".join(f"{k} at {x_name} "
-                      + ", ".join(f"{x:.3g}" for x in xs[outcomes == k])
-                      for k in ("holds", "opposite", "level") if counts[k])
-    enough = counts["holds"] == len(outcomes) if every else \
-        counts["holds"] * 2 >= len(outcomes)
+    where = "; ".join(
+        f"{k} at {x_name} " + ", ".join(f"{x:.3g}" for x in xs[outcomes == k])
+        for k in ("holds", "opposite", "level")
+        if counts[k]
+    )
+    enough = (
+        counts["holds"] == len(outcomes)
+        if every
+        else counts["holds"] * 2 >= len(outcomes)
+    )
     if enough and counts["opposite"] == 0:
         return Verdict(AGREES, where, numbers)
     if counts["holds"] == 0:
@@ -170,9 +193,18 @@ def over_range(outcomes, xs, values, errors, x_name: str = "x",
     return Verdict(PARTLY, where, numbers)
 
 
-def above(a: Curve, b: Curve, *, source_n: int | None = THESIS_QUERIES, z: float = Z,
-          half: str | None = None, x_name: str = "x", every: bool = False,
-          floor: float = FLOOR, ceiling: float = CEILING) -> Verdict:
+def above(
+    a: Curve,
+    b: Curve,
+    *,
+    source_n: int | None = THESIS_QUERIES,
+    z: float = Z,
+    half: str | None = None,
+    x_name: str = "x",
+    every: bool = False,
+    floor: float = FLOOR,
+    ceiling: float = CEILING,
+) -> Verdict:
     """Claim: ``a`` lies above ``b`` across the informative range (or its ``half``).
 
     ``every``: the claim says "at every budget" (see :func:`over_range`); ``floor``
@@ -184,26 +216,42 @@ def above(a: Curve, b: Curve, *, source_n: int | None = THESIS_QUERIES, z: float
     d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
     source = np.hypot(source_se(ya, source_n), source_se(yb, source_n))[keep]
     total = np.hypot(se, source)
-    return over_range(outcome_exists(d, se, total, z), xs[keep], d, se, x_name, len(xs),
-                      every)
+    return over_range(
+        outcome_exists(d, se, total, z), xs[keep], d, se, x_name, len(xs), every
+    )
 
 
-def difference_within(a: Curve, b: Curve, lo: float, hi: float, *,
-                      source_n: int | None = THESIS_QUERIES, z: float = Z,
-                      x_name: str = "x") -> Verdict:
+def difference_within(
+    a: Curve,
+    b: Curve,
+    lo: float,
+    hi: float,
+    *,
+    source_n: int | None = THESIS_QUERIES,
+    z: float = Z,
+    x_name: str = "x",
+) -> Verdict:
     """Claim: ``lo <= a - b <= hi`` across the informative range ("a small gain")."""
     xs, ya, sa, yb, sb = align(a, b)
     keep = informative(ya, yb)
     d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
     source = np.hypot(source_se(ya, source_n), source_se(yb, source_n))[keep]
     total = np.hypot(se, source)
-    return over_range(outcome_band(d, lo, hi, se, total, z), xs[keep], d, se, x_name,
-                      len(xs))
+    return over_range(
+        outcome_band(d, lo, hi, se, total, z), xs[keep], d, se, x_name, len(xs)
+    )
 
 
-def ratio_within(a: Curve, b: Curve, lo: float, hi: float, *,
-                 source_n: int | None = THESIS_QUERIES, z: float = Z,
-                 x_name: str = "x") -> Verdict:
+def ratio_within(
+    a: Curve,
+    b: Curve,
+    lo: float,
+    hi: float,
+    *,
+    source_n: int | None = THESIS_QUERIES,
+    z: float = Z,
+    x_name: str = "x",
+) -> Verdict:
     """Claim: ``lo <= a / b <= hi`` across the informative range ("roughly doubles").
 
     A budget where ``b`` is at the floor has no usable ratio and is left out.
@@ -212,15 +260,24 @@ def ratio_within(a: Curve, b: Curve, lo: float, hi: float, *,
     keep = informative(ya, yb) & (yb > FLOOR)
     r = ya[keep] / yb[keep]
     se = r * np.hypot(sa[keep] / ya[keep].clip(1e-12), sb[keep] / yb[keep])
-    src = r * np.hypot(source_se(ya[keep], source_n) / ya[keep].clip(1e-12),
-                       source_se(yb[keep], source_n) / yb[keep])
+    src = r * np.hypot(
+        source_se(ya[keep], source_n) / ya[keep].clip(1e-12),
+        source_se(yb[keep], source_n) / yb[keep],
+    )
     outcomes = outcome_band(r, lo, hi, se, np.hypot(se, src), z)
     return over_range(outcomes, xs[keep], r, se, x_name, len(xs))
 
 
-def value_within(value: float, se: float, lo: float, hi: float, *,
-                 source_n: int | None = THESIS_QUERIES, z: float = Z,
-                 where: str = "") -> Verdict:
+def value_within(
+    value: float,
+    se: float,
+    lo: float,
+    hi: float,
+    *,
+    source_n: int | None = THESIS_QUERIES,
+    z: float = Z,
+    where: str = "",
+) -> Verdict:
     """Claim: a value the source names at a setting it names lies in ``[lo, hi]``."""
     if not np.isfinite(value) or not np.isfinite(se):
         return not_comparable(f"no value at {where or 'the named setting'} in this run")
@@ -245,14 +302,18 @@ def overtakes(a: Curve, b: Curve, *, z: float = Z, x_name: str = "x") -> Verdict
     xs, ya, sa, yb, sb = align(a, b)
     keep = informative(ya, yb)
     d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
-    numbers = ", ".join(f"{x:.3g}: {v:+.3f} ± {e:.3f}"
-                        for x, v, e in zip(xs[keep], d, se))
+    numbers = ", ".join(
+        f"{x:.3g}: {v:+.3f} ± {e:.3f}" for x, v, e in zip(xs[keep], d, se)
+    )
     if not keep.any():
         return not_comparable("at the floor or the ceiling at every common budget")
     signs = np.sign(d) * (np.abs(d) > z * se)
     shown = signs[signs != 0]
-    first = Verdict(AGREES if len(shown) and shown[0] < 0 else DIFFERS, "",
-                    f"{a.name} − {b.name} at {x_name} {numbers}")
+    first = Verdict(
+        AGREES if len(shown) and shown[0] < 0 else DIFFERS,
+        "",
+        f"{a.name} − {b.name} at {x_name} {numbers}",
+    )
     later = Verdict(AGREES if len(shown) and shown[-1] > 0 else DIFFERS)
     return combine({f"{b.name} above first": first, f"{a.name} overtakes": later})
 

@@ -22,8 +22,9 @@ METRICS = ("top5", "raw")
 THESIS = "Lepert 2022 (thesis)"
 
 
-def rows(table: pd.DataFrame, *, dataset: str = "uniform", n=None, d=None,
-         variant=None) -> pd.DataFrame:
+def rows(
+    table: pd.DataFrame, *, dataset: str = "uniform", n=None, d=None, variant=None
+) -> pd.DataFrame:
     """The grid points of one dataset (and size, dimension, variant if given)."""
     part = table[table["dataset"] == dataset]
     if n is not None:
@@ -35,14 +36,26 @@ def rows(table: pd.DataFrame, *, dataset: str = "uniform", n=None, d=None,
     return part
 
 
-def composed_curve(table, variant, metric, *, utility: str, n=None, d=None,
-                   dataset="uniform", geo=False) -> Curve | None:
+def composed_curve(
+    table,
+    variant,
+    metric,
+    *,
+    utility: str,
+    n=None,
+    d=None,
+    dataset="uniform",
+    geo=False,
+) -> Curve | None:
     """Accuracy against the composed budget: epsilon*/Delta (DIS) or epsilon* (CMP)."""
     part = rows(table, dataset=dataset, n=n, d=d, variant=variant).copy()
     if part.empty:
         return None
-    x = part["epsilon_thesis"] / part["sensitivity"] if utility == "dis" \
+    x = (
+        part["epsilon_thesis"] / part["sensitivity"]
+        if utility == "dis"
         else part["epsilon_thesis"]
+    )
     part = part.assign(x=x)
     column = f"geo_{metric}" if geo else metric
     return curve(part, "x", column, name=f"GEO ({variant})" if geo else variant)
@@ -62,8 +75,10 @@ def interpolated(c: Curve | None, level: float) -> tuple[float, float]:
     if c is None or not c.x.min() <= level <= c.x.max():
         return np.nan, np.nan
     lx = np.log10(level)
-    return (float(np.interp(lx, np.log10(c.x), c.y)),
-            float(np.interp(lx, np.log10(c.x), c.se)))
+    return (
+        float(np.interp(lx, np.log10(c.x), c.y)),
+        float(np.interp(lx, np.log10(c.x), c.se)),
+    )
 
 
 def last(c: Curve | None) -> tuple[float, float]:
@@ -98,5 +113,6 @@ def release_share(table, variants, dataset: str) -> dict:
 
 def paired(rule, a: tuple, b: tuple, **kw) -> Verdict:
     """``rule(curve_a, curve_b, **kw)``; not comparable if a (name, curve) is absent."""
-    return missing(a, b) or rule(replace(a[1], name=a[0]), replace(b[1], name=b[0]),
-                                 **kw)
+    return missing(a, b) or rule(
+        replace(a[1], name=a[0]), replace(b[1], name=b[0]), **kw
+    )

@@ -14,10 +14,25 @@ from functools import partial
 import numpy as np
 
 from .core import Claim, combine, not_comparable
-from .rules import above, curve, difference_within, exact_at_most, overtakes, \
-    ratio_within, value_within
-from .sweeps import THESIS, composed_curve, interpolated, missing, paired, \
-    per_metric, release_share, value_at
+from .rules import (
+    above,
+    curve,
+    difference_within,
+    exact_at_most,
+    overtakes,
+    ratio_within,
+    value_within,
+)
+from .sweeps import (
+    THESIS,
+    composed_curve,
+    interpolated,
+    missing,
+    paired,
+    per_metric,
+    release_share,
+    value_at,
+)
 
 NOTEBOOK = "07_experiments_distance"
 X = "ε*/Δ"
@@ -25,42 +40,53 @@ COMPARED = ("basic", "P8", "E8", "GS", "N20", "GS-N20")
 
 
 def _c(t, variant, metric="top5", d=1, geo=False):
-    return composed_curve(t["sweep"], variant, metric, utility="dis", n=t["n_main"],
-                          d=d, geo=geo)
+    return composed_curve(
+        t["sweep"], variant, metric, utility="dis", n=t["n_main"], d=d, geo=geo
+    )
 
 
 def _above(t, a, b, d, half=None, metrics=("top5", "raw")):
     def one(m):
         ca, cb = _c(t, a, m, d), _c(t, b, m, d)
         return missing((a, ca), (b, cb)) or above(ca, cb, half=half, x_name=X)
+
     return per_metric(one, metrics)
 
 
 def _at_radius(t, variant, metric, d, radius, lo, hi, geo=False):
     column = f"geo_{metric}" if geo else metric
-    value, se = value_at(t["sweep"], variant, column, "sensitivity", radius,
-                         n=t["n_main"], d=d)
+    value, se = value_at(
+        t["sweep"], variant, column, "sensitivity", radius, n=t["n_main"], d=d
+    )
     return value_within(value, se, lo, hi, where=f"Δ = {radius:g}")
 
 
 def _fig6_2(t):
-    geo = _at_radius(t, "basic", "top5", 1, 1e5, .85, .95, geo=True)
-    dptt = _at_radius(t, "basic", "top5", 1, 1e3, .85, .95)
+    geo = _at_radius(t, "basic", "top5", 1, 1e5, 0.85, 0.95, geo=True)
+    dptt = _at_radius(t, "basic", "top5", 1, 1e3, 0.85, 0.95)
     return combine({"GEO at Δ = 1e5": geo, "DP-TT-DIS at Δ = 1e3": dptt})
 
 
 def _sizes(t, d, x_is_radius):
-    basic = t["sweep"][(t["sweep"]["variant"] == "basic")
-                       & (t["sweep"]["dataset"] == "uniform")]
+    basic = t["sweep"][
+        (t["sweep"]["variant"] == "basic") & (t["sweep"]["dataset"] == "uniform")
+    ]
     sizes = sorted(basic["N"].unique())
     if len(sizes) < 2:
         return not_comparable("one database size in this profile")
     curves = []
     for n in (sizes[0], sizes[-1]):
-        part = t["sweep"][(t["sweep"]["dataset"] == "uniform") & (t["sweep"]["N"] == n)
-                          & (t["sweep"]["d"] == d) & (t["sweep"]["variant"] == "basic")]
-        x = 1 / part["sensitivity"] if x_is_radius else \
-            part["epsilon_thesis"] / part["sensitivity"]
+        part = t["sweep"][
+            (t["sweep"]["dataset"] == "uniform")
+            & (t["sweep"]["N"] == n)
+            & (t["sweep"]["d"] == d)
+            & (t["sweep"]["variant"] == "basic")
+        ]
+        x = (
+            1 / part["sensitivity"]
+            if x_is_radius
+            else part["epsilon_thesis"] / part["sensitivity"]
+        )
         curves.append(curve(part.assign(x=x), "x", "top5", name=f"N = {n:,}"))
     return above(*curves, x_name="1/Δ" if x_is_radius else X)
 
@@ -73,8 +99,9 @@ def _fig6_4(t):
 
 
 def _chain(t, variants, d):
-    return combine({f"{a} above {b}": _above(t, a, b, d)
-                    for a, b in zip(variants, variants[1:])})
+    return combine(
+        {f"{a} above {b}": _above(t, a, b, d) for a, b in zip(variants, variants[1:])}
+    )
 
 
 def _geo_everywhere(t):
@@ -84,8 +111,9 @@ def _geo_everywhere(t):
         for v in sorted(sweep.loc[sweep["N"] == t["n_main"], "variant"].unique()):
             for m in ("top5", "raw"):
                 geo, dptt = _c(t, v, m, d, geo=True), _c(t, v, m, d)
-                parts[f"{d}-D {v} {m}"] = paired(above, ("GEO", geo), (v, dptt),
-                                                 x_name=X)
+                parts[f"{d}-D {v} {m}"] = paired(
+                    above, ("GEO", geo), (v, dptt), x_name=X
+                )
     return combine(parts) if parts else not_comparable("no variant in this run")
 
 
@@ -93,20 +121,29 @@ def _fig6_6(t):
     def cross(m):
         a, b = _c(t, "P8", m, 2), _c(t, "basic", m, 2)
         return missing(("P8", a), ("basic", b)) or overtakes(a, b, x_name=X)
-    return combine({"P8 overtakes basic": per_metric(cross),
-                    "P8 raw plateau about 40%":
-                        _at_radius(t, "P8", "raw", 2, 1e3, .35, .45)})
+
+    return combine(
+        {
+            "P8 overtakes basic": per_metric(cross),
+            "P8 raw plateau about 40%": _at_radius(t, "P8", "raw", 2, 1e3, 0.35, 0.45),
+        }
+    )
 
 
 def _fig6_7(t):
-    return combine({"E8 high top-5": _at_radius(t, "E8", "top5", 1, 1e3, .9, 1.0),
-                    "earlier splits better": _chain(t, ["E8", "E4", "E2"], 1)})
+    return combine(
+        {
+            "E8 high top-5": _at_radius(t, "E8", "top5", 1, 1e3, 0.9, 1.0),
+            "earlier splits better": _chain(t, ["E8", "E4", "E2"], 1),
+        }
+    )
 
 
 def _band(t, a, b, d, lo, hi, metrics=("top5", "raw")):
     def one(m):
         ca, cb = _c(t, a, m, d), _c(t, b, m, d)
         return missing((a, ca), (b, cb)) or difference_within(ca, cb, lo, hi, x_name=X)
+
     return per_metric(one, metrics)
 
 
@@ -114,39 +151,61 @@ def _ratio(t, a, b, d, lo, hi):
     def one(m):
         ca, cb = _c(t, a, m, d), _c(t, b, m, d)
         return missing((a, ca), (b, cb)) or ratio_within(ca, cb, lo, hi, x_name=X)
+
     return per_metric(one)
 
 
 def _fig6_13(t):
-    return combine({"raw gains": _above(t, "GS-N20", "GS-N5", 2, metrics=("raw",)),
-                    "top-5 gains little": _band(t, "GS-N20", "GS-N5", 2, -.05, .05,
-                                                ("top5",))})
+    return combine(
+        {
+            "raw gains": _above(t, "GS-N20", "GS-N5", 2, metrics=("raw",)),
+            "top-5 gains little": _band(
+                t, "GS-N20", "GS-N5", 2, -0.05, 0.05, ("top5",)
+            ),
+        }
+    )
 
 
 def _fig6_14(t):
     best = {f"E8 above {v}": _above(t, "E8", v, 1) for v in COMPARED if v != "E8"}
-    worst = {f"{v} above P8": _above(t, v, "P8", 1) for v in COMPARED
-             if v not in ("P8", "E8")}
-    return combine({"E8 best": combine(best), "P8 worst": combine(worst),
-                    "N20 about GS-N20": _band(t, "N20", "GS-N20", 1, -.05, .05)})
+    worst = {
+        f"{v} above P8": _above(t, v, "P8", 1)
+        for v in COMPARED
+        if v not in ("P8", "E8")
+    }
+    return combine(
+        {
+            "E8 best": combine(best),
+            "P8 worst": combine(worst),
+            "N20 about GS-N20": _band(t, "N20", "GS-N20", 1, -0.05, 0.05),
+        }
+    )
 
 
 def _overtaken(t, a, b, d):
     def one(m):
         ca, cb = _c(t, a, m, d), _c(t, b, m, d)
         return missing((a, ca), (b, cb)) or overtakes(ca, cb, x_name=X)
+
     return per_metric(one)
 
 
 def _fig6_15(t):
-    worst = {f"{v} above basic": _above(t, v, "basic", 2, half="high")
-             for v in COMPARED if v != "basic"}
-    gsn = per_metric(lambda m: _at_radius(t, "GS-N20", m, 2, 1e4, .8, .9))
-    return combine({"GS-N20 overtakes E8": _overtaken(t, "GS-N20", "E8", 2),
-                    "GS-N20 overtakes N20": _overtaken(t, "GS-N20", "N20", 2),
-                    "P8 overtakes basic": _overtaken(t, "P8", "basic", 2),
-                    "basic worst at large budgets": combine(worst),
-                    "GS-N20 about 85% at Δ = 1e4": gsn})
+    worst = {
+        f"{v} above basic": _above(t, v, "basic", 2, half="high")
+        for v in COMPARED
+        if v != "basic"
+    }
+    gsn = per_metric(lambda m: _at_radius(t, "GS-N20", m, 2, 1e4, 0.8, 0.9))
+    return combine(
+        {
+            "GS-N20 overtakes E8": _overtaken(t, "GS-N20", "E8", 2),
+            "GS-N20 overtakes N20": _overtaken(t, "GS-N20", "N20", 2),
+            "P8 overtakes basic": _overtaken(t, "P8", "basic", 2),
+            "basic worst at large budgets": combine(worst),
+            "GS-N20 about 85% at Δ = 1e4": gsn,
+        }
+    )
 
 
 def _real(t, best, others, threshold=0.05):
@@ -156,20 +215,30 @@ def _real(t, best, others, threshold=0.05):
         large = {v: s for v, s in shares.items() if s > threshold}
         if large:
             parts[name] = not_comparable(
-                "release-size effect: " + ", ".join(
-                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()))
+                "release-size effect: "
+                + ", ".join(
+                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
+                )
+            )
             continue
+
         def c(v, m):
             return v, composed_curve(sweep, v, m, utility="dis", dataset=name)
-        parts[name] = combine({f"{best} above {v}": per_metric(
-            lambda m, v=v: paired(above, c(best, m), c(v, m), x_name=X))
-            for v in others})
+
+        parts[name] = combine(
+            {
+                f"{best} above {v}": per_metric(
+                    lambda m, v=v: paired(above, c(best, m), c(v, m), x_name=X)
+                )
+                for v in others
+            }
+        )
     return combine(parts) if parts else not_comparable("no real region in this run")
 
 
 def _geo_1e5(t):
     value, se = interpolated(_c(t, "basic", "top5", 1, geo=True), 1e-5)
-    return value_within(value, se, .9, 1.0, where="ε*/Δ = 1e-5")
+    return value_within(value, se, 0.9, 1.0, where="ε*/Δ = 1e-5")
 
 
 def _greedy_cost(t):
@@ -178,8 +247,11 @@ def _greedy_cost(t):
     budget = part.groupby("variant")["epsilon_thesis"].first()
     if not {"GS", "basic"} <= set(budget.index):
         return not_comparable("GS or basic not run in this profile")
-    return exact_at_most(float(budget["GS"]), float(budget["basic"]),
-                         "composed ε* of GS against basic (Thm 2.13, δ = 1/N)")
+    return exact_at_most(
+        float(budget["GS"]),
+        float(budget["basic"]),
+        "composed ε* of GS against basic (Thm 2.13, δ = 1/N)",
+    )
 
 
 def _claim(figure, section, quote, measured, rule, judge):
@@ -195,58 +267,59 @@ CLAIMS = (
         "achieves that same accuracy at a privacy radius of 1,000'",
         "1-D top-5 of GEO at Δ = 1e5 and of basic DP-TT-DIS at Δ = 1e3",
         "value at the radii the thesis names: 'about 90%' is 0.85-0.95",
-        _fig6_2),
+        _fig6_2,
+    ),
     _claim(
         "6.2",
         "§6.2.1",
         "'increasing the size of the database lowers the accuracy per privacy radius'",
         "1-D basic top-5, smallest against largest N, on ε*/Δ",
-        "the smaller database above the larger: "
-        + EXISTS,
-        partial(_sizes, d=1, x_is_radius=False)),
+        "the smaller database above the larger: " + EXISTS,
+        partial(_sizes, d=1, x_is_radius=False),
+    ),
     _claim(
         "6.2-6.3",
         "§6.2.1",
         "'the database of size 1 million exhibits the same trends, just shifted to "
         "lower privacy radii'",
         "basic top-5 at N = 1e5 and 1e6 against 1/Δ, 1-D and 2-D",
-        "at each radius the larger database below the smaller: "
-        + EXISTS,
-        lambda t: combine({f"{d}-D": _sizes(t, d, True) for d in (1, 2)})),
+        "at each radius the larger database below the smaller: " + EXISTS,
+        lambda t: combine({f"{d}-D": _sizes(t, d, True) for d in (1, 2)}),
+    ),
     _claim(
         "6.3",
         "§6.2.1",
         "2-D: 'The top 5 accuracy plateaus around 30%'",
         "2-D basic top-5 at the smallest radius Δ = 1e3",
         "value: 'around 30%' is 0.25-0.35",
-        lambda t: _at_radius(t, "basic", "top5", 2,
-                             1e3, .25, .35)),
+        lambda t: _at_radius(t, "basic", "top5", 2, 1e3, 0.25, 0.35),
+    ),
     _claim(
         "6.4",
         "§6.2.1",
         "2-D top 5 'is larger than in 1-dimension at higher privacy radii'",
         "basic top-5, 2-D against 1-D, radii Δ ≥ 1e5",
-        "2-D above 1-D: "
-        + EXISTS,
-        _fig6_4),
+        "2-D above 1-D: " + EXISTS,
+        _fig6_4,
+    ),
     _claim(
         "6.5",
         "§6.2.1",
         "1-D: 'the more splits at the top, the worse the accuracy at the same "
         "privacy radius'",
         "basic, P2, P4, P8 in 1-D, both metrics, on ε*/Δ",
-        "each variant above the next with more splits: "
-        + EXISTS,
-        lambda t: _chain(t, ["basic", "P2", "P4", "P8"], 1)),
+        "each variant above the next with more splits: " + EXISTS,
+        lambda t: _chain(t, ["basic", "P2", "P4", "P8"], 1),
+    ),
     _claim(
         "6.5-6.16",
         "§6.2.1",
         "'In all scenarios, GEO performs better than DP-TT-DIS'",
         "every variant, 1-D and 2-D, both metrics: GEO at the same ε* by the "
         "figure's rule against DP-TT-DIS",
-        "GEO above DP-TT-DIS: "
-        + EXISTS,
-        _geo_everywhere),
+        "GEO above DP-TT-DIS: " + EXISTS,
+        _geo_everywhere,
+    ),
     _claim(
         "6.6",
         "§6.2.1",
@@ -255,40 +328,48 @@ CLAIMS = (
         "P8 against basic in 2-D on ε*/Δ; P8 raw at Δ = 1e3",
         "overtaking: basic above first, P8 above last (our standard errors); 'at "
         "40%' is 0.35-0.45",
-        _fig6_6),
+        _fig6_6,
+    ),
     _claim(
         "6.7",
         "§6.2.1",
         "1-D: 'DP-TT-DIS E achieves high accuracy'; 'the earlier the splits occur "
         "the higher the accuracy at the same level of privacy'",
         "E8 top-5 at Δ = 1e3; E8, E4, E2 in 1-D on ε*/Δ",
-        "'high' is 0.9-1; each earlier split above the later: "
-        + EXISTS,
-        _fig6_7),
+        "'high' is 0.9-1; each earlier split above the later: " + EXISTS,
+        _fig6_7,
+    ),
     _claim(
         "6.8",
         "§6.2.1",
         "2-D: E 'plateaus around 40%'",
         "E8 in 2-D at Δ = 1e3, both metrics (the thesis names none)",
         "value: 'around 40%' is 0.35-0.45",
-        lambda t: per_metric(lambda m: _at_radius(t, "E8", m, 2, 1e3, .35, .45))),
+        lambda t: per_metric(lambda m: _at_radius(t, "E8", m, 2, 1e3, 0.35, 0.45)),
+    ),
     _claim(
         "6.9",
         "§6.2.1",
-        "GS: 'the accuracy of the 2-dimensional database plateaus earlier than in "
-        "1-dimension'",
+        "GS: 'the accuracy of the 2-dimensional "
+        "database plateaus earlier than in 1-dimension'",
         "GS top-5, 1-D against 2-D, on ε*/Δ",
         "levelling off earlier: 2-D above 1-D at small budgets, 1-D above 2-D at "
         "large ones (the overtaking rule, our standard errors)",
-        lambda t: paired(overtakes, ("GS 1-D", _c(t, "GS", "top5", 1)),
-                         ("GS 2-D", _c(t, "GS", "top5", 2)), x_name=X)),
+        lambda t: paired(
+            overtakes,
+            ("GS 1-D", _c(t, "GS", "top5", 1)),
+            ("GS 2-D", _c(t, "GS", "top5", 2)),
+            x_name=X,
+        ),
+    ),
     _claim(
         "6.10",
         "§6.2.1",
         "1-D: 'there is a small benefit to releasing a larger neighborhood'",
         "N20 − N5 in 1-D, both metrics, on ε*/Δ",
         "value: 'a small benefit' is a gain of 0 to 0.05",
-        lambda t: _band(t, "N20", "N5", 1, 0, .05)),
+        lambda t: _band(t, "N20", "N5", 1, 0, 0.05),
+    ),
     _claim(
         "6.11",
         "§6.2.1",
@@ -296,46 +377,49 @@ CLAIMS = (
         "from releasing 5'",
         "N20 / N5 in 2-D, both metrics, on ε*/Δ",
         "value: 'roughly doubles' is a ratio of 1.7-2.3",
-        lambda t: _ratio(t, "N20", "N5", 2, 1.7, 2.3)),
+        lambda t: _ratio(t, "N20", "N5", 2, 1.7, 2.3),
+    ),
     _claim(
         "6.12",
         "§6.2.1",
         "1-D: 'we see a marginal benefit to releasing a larger neighborhood'",
         "GS-N20 − GS-N5 in 1-D, both metrics, on ε*/Δ",
         "value: 'a marginal benefit' is a gain of 0 to 0.05",
-        lambda t: _band(t, "GS-N20", "GS-N5", 1, 0, .05)),
+        lambda t: _band(t, "GS-N20", "GS-N5", 1, 0, 0.05),
+    ),
     _claim(
         "6.13",
         "§6.2.1",
         "2-D: 'the raw accuracy benefits the most from a larger neighborhood while "
         "the top 5 accuracy does not show much improvement'",
         "GS-N20 against GS-N5 in 2-D on ε*/Δ",
-        "raw gain: "
-        + EXISTS
-        + "; 'not much' is a top-5 change within ±0.05",
-        _fig6_13),
+        "raw gain: " + EXISTS + "; 'not much' is a top-5 change within ±0.05",
+        _fig6_13,
+    ),
     _claim(
         "6.14",
         "§6.2.1",
         "1-D: 'E8 performs most optimally while parallel traversal (P8) performs "
-        "the worst'; 'N20 performs about the same whether splitting is implemented "
-        "or not'",
+        "the worst'; 'N20 performs about the same "
+        "whether splitting is implemented or not'",
         "the compared variants in 1-D, both metrics, on ε*/Δ",
         "E8 above and P8 below every other: "
         + EXISTS
         + "; 'about the same' is within ±0.05",
-        _fig6_14),
+        _fig6_14,
+    ),
     _claim(
         "6.15",
         "§6.2.1",
         "2-D: 'E8 and N20 perform better at a higher privacy radius but are "
         "overtaken by GS-N'; 'basic performs the worst in the long term but is "
-        "better than P initially'; GS-N 'about 85% at the privacy radius of r = "
-        "10,000'",
+        "better than P initially'; GS-N 'about "
+        "85% at the privacy radius of r = 10,000'",
         "the compared variants in 2-D, both metrics, on ε*/Δ; GS-N20 at Δ = 1e4",
         "overtaking as in 6.6; 'in the long term' is the upper half of the "
         "informative range; 'about 85%' is 0.80-0.90",
-        _fig6_15),
+        _fig6_15,
+    ),
     _claim(
         "6.16",
         "§6.2.1",
@@ -343,17 +427,18 @@ CLAIMS = (
         "performs best, along with the greedy splitting and parallel traversal'",
         "GS-N20 against basic, E8, N20 on each real region, on ε*/Δ",
         "not comparable where a variant releases over 5% of the region (a "
-        "release-size effect); else GS-N20 above the others: "
-        + EXISTS,
-        lambda t: _real(t, "GS-N20", ("basic", "E8", "N20"))),
+        "release-size effect); else GS-N20 above the others: " + EXISTS,
+        lambda t: _real(t, "GS-N20", ("basic", "E8", "N20")),
+    ),
     _claim(
         "§6.2.3",
         "§6.2.3",
-        "'To achieve a similar accuracy [95%], GEO requires a ε*/Δf value of about "
-        "10^-5'",
+        "'To achieve a similar accuracy [95%], GEO "
+        "requires a ε*/Δf value of about 10^-5'",
         "1-D GEO top-5 (one neighbour) at ε*/Δ = 1e-5",
         "value: 'similar accuracy' to 95% is 0.90-1",
-        _geo_1e5),
+        _geo_1e5,
+    ),
     _claim(
         "§6.2.3",
         "§6.2.3",
@@ -361,5 +446,6 @@ CLAIMS = (
         "not require additional uses of the exponential mechanism)'",
         "composed ε* of one query, GS against basic (§5.4's ledger)",
         "exact: GS's ε* at most basic's",
-        _greedy_cost),
+        _greedy_cost,
+    ),
 )

@@ -1,10 +1,11 @@
-"""Differentially private r-N and k-NN classification (Gursoy, Inan, Nergiz, Saygin, DMKD 2017).
+"""Differentially private r-N and k-NN classification (Gursoy, Inan, Nergiz, Saygin,
+DMKD 2017).
 
-Source: Gursoy, Inan, Nergiz and Saygin (DMKD 2017). The setting: a data owner
-holds a private labelled training set ``D`` (points in the unit cube ``[0, 1]^d``, one label each); an untrusted
-analyst sends a list of public test instances and receives one label per
-instance. Neighbouring datasets differ by adding or removing one training
-instance (the paper's Def. 1), so every counting query has sensitivity 1.
+Source: Gursoy, Inan, Nergiz and Saygin (DMKD 2017). The setting: a data owner holds a
+private labelled training set ``D`` (points in the unit cube ``[0, 1]^d``, one label
+each); an untrusted analyst sends a list of public test instances and receives one label
+per instance. Neighbouring datasets differ by adding or removing one training instance
+(the paper's Def. 1), so every counting query has sensitivity 1.
 
 Labels are integers ``0 .. n_labels - 1``; ``n_labels`` is public (the paper's
 label set ``L`` is an input, not read from ``D``).
@@ -38,28 +39,56 @@ The package is split by idea; every public name is importable from
 
 from . import inputs, rn, overlap, interactive, uniform_grid, knn, studies
 from .rn import (
-    label_counts, rn_classify_nonprivate, rn_classify_laplace,
-    rn_classify_exponential, exponential_label_probabilities,
+    label_counts,
+    rn_classify_nonprivate,
+    rn_classify_laplace,
+    rn_classify_exponential,
+    exponential_label_probabilities,
     laplace_label_probabilities,
 )
 from .overlap import (
-    OVERLAP_SLACK, region_overlap_graph, max_clique_size, overlap_components,
-    overlap_depth, RNResult, rn_classify_batch, rn_classify_baseline,
+    OVERLAP_SLACK,
+    region_overlap_graph,
+    max_clique_size,
+    overlap_components,
+    overlap_depth,
+    RNResult,
+    rn_classify_batch,
+    rn_classify_baseline,
 )
 from .interactive import (
-    SIZE_SHARE, noisy_size, r_unif, interactive_candidates, convert_interactive,
-    avre, rmse_k,
+    SIZE_SHARE,
+    noisy_size,
+    r_unif,
+    interactive_candidates,
+    convert_interactive,
+    avre,
+    rmse_k,
 )
 from .uniform_grid import (
-    grid_size, PrivateGrid, private_uniform_grid, disc_rectangle_area, grid_mass,
+    grid_size,
+    PrivateGrid,
+    private_uniform_grid,
+    disc_rectangle_area,
+    grid_mass,
     convert_noninteractive,
 )
 from .knn import (
-    knn_radii, knn_classify_nonprivate, knn_classify_baseline, knn_classify_private,
+    knn_radii,
+    knn_classify_nonprivate,
+    knn_classify_baseline,
+    knn_classify_private,
 )
 from .studies import (
-    cv_splits, tuned_radius, rn_study, conversion_study, knn_study,
-    diffprivlib_models, other_classifiers_study, summarize, paired_difference,
+    cv_splits,
+    tuned_radius,
+    rn_study,
+    conversion_study,
+    knn_study,
+    diffprivlib_models,
+    other_classifiers_study,
+    summarize,
+    paired_difference,
 )
 
 __all__ = [

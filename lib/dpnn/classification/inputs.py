@@ -26,18 +26,28 @@ def _private_points(points, ndim=(2,)):
     points = finite_array(points, "points", ndim=ndim, allow_empty=True)
     points = points[:, None] if points.ndim == 1 else points
     if points.size and (points.min() < 0 or points.max() > 1):
-        raise ValueError("points must lie in the unit cube [0, 1]^d (scale the features first)")
+        raise ValueError(
+            "points must lie in the unit cube [0, 1]^d (scale the features first)"
+        )
     return points
 
 
 def _training(points, labels, n_labels):
-    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0, n_labels); n may be 0."""
+    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0,
+    n_labels); n may be 0."""
     points = _private_points(points, ndim=(1, 2))
     n_labels = positive_int(n_labels, "n_labels", minimum=2)
     labels = np.asarray(labels)
     if labels.shape != (points.shape[0],):
-        raise ValueError(f"labels must have one entry per training point ({points.shape[0]}), got shape {labels.shape}")
-    if labels.size and (not np.issubdtype(labels.dtype, np.integer) or labels.min() < 0 or labels.max() >= n_labels):
+        raise ValueError(
+            f"labels must have one entry per training point ({points.shape[0]}), got "
+            f"shape {labels.shape}"
+        )
+    if labels.size and (
+        not np.issubdtype(labels.dtype, np.integer)
+        or labels.min() < 0
+        or labels.max() >= n_labels
+    ):
         raise ValueError(f"labels must be integers in [0, n_labels) = [0, {n_labels})")
     return points, labels.astype(np.intp), n_labels
 
@@ -48,16 +58,22 @@ def _queries(queries, dimension):
     if queries.ndim == 1:
         queries = queries[None, :] if dimension > 1 else queries[:, None]
     if queries.shape[1] != dimension:
-        raise ValueError(f"queries must have {dimension} columns like the training points, got {queries.shape[1]}")
+        raise ValueError(
+            f"queries must have {dimension} columns like the training points, got "
+            f"{queries.shape[1]}"
+        )
     return queries
 
 
 def _per_instance(values, n_queries, name):
-    """``values`` (a scalar or one entry per test instance) as a length-n_queries array."""
+    """``values`` (a scalar or one entry per test instance) as a length-n_queries
+    array."""
     values = np.asarray(values)
     if values.ndim > 1 or (values.ndim == 1 and values.shape[0] not in (1, n_queries)):
-        raise ValueError(f"{name} must be a scalar or have one entry per test instance "
-                         f"(length {n_queries}), got shape {values.shape}")
+        raise ValueError(
+            f"{name} must be a scalar or have one entry per test instance "
+            f"(length {n_queries}), got shape {values.shape}"
+        )
     return np.broadcast_to(values, (n_queries,))
 
 
@@ -65,7 +81,9 @@ def _radii(radii, n_queries, name="radii"):
     """Radii as a length-n_queries array of finite numbers > 0."""
     radii = _per_instance(finite_array(radii, name), n_queries, name).astype(float)
     if np.any(radii <= 0):
-        raise ValueError(f"{name} must be > 0 (a proximity region needs a positive radius)")
+        raise ValueError(
+            f"{name} must be > 0 (a proximity region needs a positive radius)"
+        )
     return radii
 
 
@@ -79,47 +97,74 @@ def _k_values(k, n_queries):
     given = k
     k = _per_instance(k, n_queries, "k")
     if not np.issubdtype(k.dtype, np.integer) or k.min() < 1:
-        shown = np.array2string(np.asarray(given), threshold=6) if np.ndim(given) else repr(given)
-        raise ValueError(f"k must be an integer >= 1 (a scalar or one per test instance), got {shown}")
+        shown = (
+            np.array2string(np.asarray(given), threshold=6)
+            if np.ndim(given)
+            else repr(given)
+        )
+        raise ValueError(
+            "k must be an integer >= 1 (a scalar "
+            f"or one per test instance), got {shown}"
+        )
     return k.astype(np.intp)
 
 
 def _k_at_most(k, n_queries, n_points):
-    """k per test instance as integers in [1, n_points]; only for non-private functions (|D| is read openly)."""
+    """k per test instance as integers in [1, n_points]; only for non-private functions
+    (|D| is read openly)."""
     k = _k_values(k, n_queries)
     if k.max() > n_points:
-        raise ValueError(f"k must be an integer in [1, |D|] = [1, {n_points}], got {k.min()}..{k.max()}")
+        raise ValueError(
+            f"k must be an integer in [1, |D|] = [1, {n_points}], got "
+            f"{k.min()}..{k.max()}"
+        )
     return k
 
 
 def _same(a, b) -> bool:
-    """Whether two arguments are the same value: arrays bit for bit (shape, dtype, bytes), others by ``==``."""
+    """Whether two arguments are the same value: arrays bit for bit (shape, dtype,
+    bytes), others by ``==``."""
     if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
         a, b = np.asarray(a), np.asarray(b)
-        return (a.shape == b.shape and a.dtype == b.dtype
-                and np.array_equal(np.ascontiguousarray(a).view(np.uint8), np.ascontiguousarray(b).view(np.uint8)))
+        return (
+            a.shape == b.shape
+            and a.dtype == b.dtype
+            and np.array_equal(
+                np.ascontiguousarray(a).view(np.uint8),
+                np.ascontiguousarray(b).view(np.uint8),
+            )
+        )
     return type(a) is type(b) and a == b
 
 
 def _remember_last(function):
-    """Answer a call with the same arguments as the previous one from memory (a copy), else compute.
+    """Answer a call with the same arguments as the previous one from memory (a copy),
+    else compute.
 
-    For deterministic, non-private computations the studies repeat on one batch (the exact
-    counts of a batch are read once per method and budget). Only the last call is kept, so
-    memory stays one result; the value returned is the one the function would compute.
-    Each thread keeps its own last call (a Dask worker runs cases in threads).
+    For deterministic, non-private computations the studies repeat on one batch (the
+    exact counts of a batch are read once per method and budget). Only the last call is
+    kept, so memory stays one result; the value returned is the one the function would
+    compute. Each thread keeps its own last call (a Dask worker runs cases in threads).
     """
     memory = threading.local()
 
     def remembered(*args, **options):
         last = memory.__dict__
         call = args + tuple(sorted(options.items()))
-        if "call" in last and len(call) == len(last["call"]) and all(map(_same, call, last["call"])):
+        if (
+            "call" in last
+            and len(call) == len(last["call"])
+            and all(map(_same, call, last["call"]))
+        ):
             return copy.deepcopy(last["result"])
         result = function(*args, **options)
         last.clear()
-        last.update(call=tuple(np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in call),
-                    result=copy.deepcopy(result))
+        last.update(
+            call=tuple(
+                np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in call
+            ),
+            result=copy.deepcopy(result),
+        )
         return result
 
     remembered.__wrapped__ = function

@@ -15,7 +15,13 @@ from scipy import special
 from scipy.spatial import cKDTree
 
 from dpnn import mechanisms
-from dpnn._validation import finite_array, generator, positive_finite, positive_int, probability_open
+from dpnn._validation import (
+    finite_array,
+    generator,
+    positive_finite,
+    positive_int,
+    probability_open,
+)
 from .inputs import _k_values, _private_points, _queries, _radii
 
 
@@ -24,13 +30,15 @@ SIZE_SHARE = 0.05
 
 
 def noisy_size(n_points, epsilon, rng) -> float:
-    """``|D| + Lap(1/epsilon)``, floored at 1 afterwards (post-processing): ``epsilon``-DP."""
+    """``|D| + Lap(1/epsilon)``, floored at 1 afterwards (post-processing):
+    ``epsilon``-DP."""
     value = mechanisms.laplace(np.array([float(n_points)]), 1.0, epsilon, rng)[0]
     return max(1.0, float(value))
 
 
 def r_unif(k, n_points, dimension, volume=1.0):
-    """The radius whose ball holds ``k`` points if ``n_points`` were uniform (Alg. 6, line 3).
+    """The radius whose ball holds ``k`` points if ``n_points`` were uniform (Alg. 6,
+    line 3).
 
     ``r = (Gamma(d/2 + 1) k vol(Omega) / (n pi^{d/2}))^{1/d}``, in the log domain.
     """
@@ -40,18 +48,28 @@ def r_unif(k, n_points, dimension, volume=1.0):
         raise ValueError("k must be >= 1")
     n_points = positive_finite(n_points, "n_points")
     volume = positive_finite(volume, "volume")
-    log_r = (special.gammaln(dimension / 2 + 1) + np.log(k) + math.log(volume)
-             - math.log(n_points) - dimension / 2 * math.log(math.pi)) / dimension
+    log_r = (
+        special.gammaln(dimension / 2 + 1)
+        + np.log(k)
+        + math.log(volume)
+        - math.log(n_points)
+        - dimension / 2 * math.log(math.pi)
+    ) / dimension
     return np.exp(log_r)
 
 
 def interactive_candidates(r_uniform, n_candidates):
-    """Alg. 6, line 4: candidates ``o_j = 2 j r_UNIF / n`` for ``j = 1..n``, one row per instance."""
+    """Alg. 6, line 4: candidates ``o_j = 2 j r_UNIF / n`` for ``j = 1..n``, one row per
+    instance."""
     n_candidates = positive_int(n_candidates, "n_candidates")
-    return np.asarray(r_uniform, float)[:, None] * (2.0 * np.arange(1, n_candidates + 1) / n_candidates)
+    return np.asarray(r_uniform, float)[:, None] * (
+        2.0 * np.arange(1, n_candidates + 1) / n_candidates
+    )
 
 
-def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10, size_share=SIZE_SHARE):
+def convert_interactive(
+    points, queries, k, epsilon_hat, rng, *, n_candidates=10, size_share=SIZE_SHARE
+):
     """Alg. 6: a private radius per k-NN test instance; ``epsilon_hat``-DP in total.
 
     ``size_share * epsilon_hat`` buys a noisy ``|D|`` for ``r_UNIF`` (the paper
@@ -73,7 +91,9 @@ def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10
     size_share = probability_open(size_share, "size_share")
     rng = generator(rng)
     n_estimate = noisy_size(points.shape[0], size_share * epsilon_hat, rng)
-    candidates = interactive_candidates(r_unif(k, n_estimate, points.shape[1]), n_candidates)
+    candidates = interactive_candidates(
+        r_unif(k, n_estimate, points.shape[1]), n_candidates
+    )
     totals = _ball_counts(points, queries, candidates)
     utilities = -np.abs(totals - k[:, None])
     epsilon_each = (1.0 - size_share) * epsilon_hat / queries.shape[0]
@@ -81,33 +101,43 @@ def convert_interactive(points, queries, k, epsilon_hat, rng, *, n_candidates=10
     return candidates[np.arange(queries.shape[0]), chosen]
 
 
-#: Up to this dimension ball counts use a k-d tree; above it, one distance row per test instance.
+#: Up to this dimension ball counts use a k-d tree; above it, one distance row per test
+#: instance.
 _TREE_DIMENSIONS = 8
 
 
 def _ball_counts(points, queries, radii, chunk=1 << 22):
-    """``(m, c)`` exact counts of points within distance ``radii[i, j]`` (closed ball) of ``queries[i]``.
+    """``(m, c)`` exact counts of points within distance ``radii[i, j]`` (closed ball)
+    of ``queries[i]``.
 
     In few dimensions a k-d tree answers each radius quickly. Above
     ``_TREE_DIMENSIONS``, one distance row per test instance answers all its candidate
     radii at once (a ``query_ball_point`` per radius rescans the data, which in 64
-    dimensions with radii near the diameter is a full scan each time). Each distance is summed over one
-    pair's coordinates only, so whether a record is inside a ball never depends on
-    the other records: a count still changes by at most 1 per added record.
+    dimensions with radii near the diameter is a full scan each time). Each distance is
+    summed over one pair's coordinates only, so whether a record is inside a ball never
+    depends on the other records: a count still changes by at most 1 per added record.
     """
     n, d = points.shape
     totals = np.zeros(radii.shape, dtype=np.int64)
     if n == 0:
         return totals
-    if d <= _TREE_DIMENSIONS:  # a k-d tree prunes well in few dimensions: one ball query per radius
+    # a k-d tree prunes well in few dimensions: one ball query per radius
+    if d <= _TREE_DIMENSIONS:
         tree = cKDTree(points)
-        return np.stack([tree.query_ball_point(queries, radii[:, j], return_length=True)
-                         for j in range(radii.shape[1])], axis=1).astype(np.int64)
+        return np.stack(
+            [
+                tree.query_ball_point(queries, radii[:, j], return_length=True)
+                for j in range(radii.shape[1])
+            ],
+            axis=1,
+        ).astype(np.int64)
     rows = max(1, chunk // (n * max(d, radii.shape[1])))
     for start in range(0, queries.shape[0], rows):
-        block = queries[start:start + rows]
+        block = queries[start : start + rows]
         distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-        totals[start:start + rows] = (distance[:, :, None] <= radii[start:start + rows, None, :]).sum(axis=1)
+        totals[start : start + rows] = (
+            distance[:, :, None] <= radii[start : start + rows, None, :]
+        ).sum(axis=1)
     return totals
 
 
@@ -118,13 +148,18 @@ def avre(radii, true_radii) -> float:
 
 
 def rmse_k(points, queries, radii, true_radii) -> float:
-    """RMSE in k (§5.2): ``sqrt(mean (c_{x,r} - c_{x,r'})^2)``, c the number of training points within a radius.
+    """RMSE in k (§5.2): ``sqrt(mean (c_{x,r} - c_{x,r'})^2)``, c the number of training
+    points within a radius.
 
     ``true_radii`` are the exact k-th neighbour distances, so ``c_{x,r} >= k``
     (equal to k unless distances tie, as they do on integer-valued data).
     """
     tree = cKDTree(finite_array(points, "points", ndim=(2,)))
     queries = _queries(queries, tree.m)
-    exact = tree.query_ball_point(queries, _radii(true_radii, queries.shape[0]), return_length=True)
-    reached = tree.query_ball_point(queries, _radii(radii, queries.shape[0]), return_length=True)
+    exact = tree.query_ball_point(
+        queries, _radii(true_radii, queries.shape[0]), return_length=True
+    )
+    reached = tree.query_ball_point(
+        queries, _radii(radii, queries.shape[0]), return_length=True
+    )
     return float(np.sqrt(np.mean((exact - reached) ** 2.0)))

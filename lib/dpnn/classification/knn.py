@@ -22,7 +22,8 @@ from .rn import _argmax_random_ties
 
 
 def knn_radii(points, queries, k):
-    """The non-private conversion: ``r = delta(x, x^k)``, the distance to the k-th nearest neighbour."""
+    """The non-private conversion: ``r = delta(x, x^k)``, the distance to the k-th
+    nearest neighbour."""
     points = finite_array(points, "points", ndim=(2,))
     queries = _queries(queries, points.shape[1])
     k = _k_at_most(k, queries.shape[0], points.shape[0])
@@ -32,7 +33,8 @@ def knn_radii(points, queries, k):
 
 
 def _record_order(points, labels):
-    """Rank of each record in a fixed, data-independent total order: by coordinates, then label.
+    """Rank of each record in a fixed, data-independent total order: by coordinates,
+    then label.
 
     Whether record a precedes record b depends on a and b alone, never on the
     rest of the dataset; only exact duplicates (same coordinates and label) tie,
@@ -63,30 +65,35 @@ def _knn_counts(points, labels, queries, k, n_labels, chunk=1 << 22):
     if k == 0:
         return counts
     rank = _record_order(points, labels)
-    rows = max(1, chunk // (n * points.shape[1]))  # bound the (rows, n, d) difference block
-    # Each distance is summed over the d coordinates of one pair only (no matrix product, whose
-    # rounding could depend on the other records), so a record's place in the order is its own.
+    # bound the (rows, n, d) difference block
+    rows = max(1, chunk // (n * points.shape[1]))
+    # Each distance is summed over the d coordinates of one pair only (no matrix
+    # product, whose rounding could depend on the other records), so a record's place in
+    # the order is its own.
     for start in range(0, m, rows):
-        block = queries[start:start + rows]
+        block = queries[start : start + rows]
         distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-        # The first k in the order (distance, rank): all records nearer than the k-th distance, then
-        # the tied ones at the k-th distance by rank (the same records as a full lexsort, without it).
-        kth = np.partition(distance, k - 1, axis=1)[:, k - 1:k]
+        # The first k in the order (distance, rank): all records nearer than the k-th
+        # distance, then the tied ones at the k-th distance by rank (the same records as
+        # a full lexsort, without it).
+        kth = np.partition(distance, k - 1, axis=1)[:, k - 1 : k]
         chosen = distance < kth
         tied = distance == kth
         need = k - chosen.sum(axis=1)
         exact = tied.sum(axis=1) == need
         chosen[exact] |= tied[exact]
-        for row in np.flatnonzero(~exact):  # more ties than places: the smallest ranks win
+        # more ties than places: the smallest ranks win
+        for row in np.flatnonzero(~exact):
             candidates = np.flatnonzero(tied[row])
-            chosen[row, candidates[np.argsort(rank[candidates])[:need[row]]]] = True
+            chosen[row, candidates[np.argsort(rank[candidates])[: need[row]]]] = True
         row, column = np.nonzero(chosen)
         np.add.at(counts, (start + row, labels[column]), 1)
     return counts
 
 
 def _knn_counts_lexsort(points, labels, queries, k, n_labels, chunk=1 << 22):
-    """:func:`_knn_counts` as it was (a full lexsort of every distance row); the reference of the tests."""
+    """:func:`_knn_counts` as it was (a full lexsort of every distance row); the
+    reference of the tests."""
     n, m = points.shape[0], queries.shape[0]
     counts = np.zeros((m, n_labels), dtype=np.int64)
     k = min(int(k), n)
@@ -95,23 +102,33 @@ def _knn_counts_lexsort(points, labels, queries, k, n_labels, chunk=1 << 22):
     rank = _record_order(points, labels)
     rows = max(1, chunk // (n * points.shape[1]))
     for start in range(0, m, rows):
-        block = queries[start:start + rows]
+        block = queries[start : start + rows]
         distance = np.sqrt(((block[:, None, :] - points[None, :, :]) ** 2).sum(axis=2))
-        order = np.lexsort((np.broadcast_to(rank, distance.shape), distance), axis=-1)[:, :k]
-        np.add.at(counts, (np.repeat(np.arange(start, start + len(block)), k), labels[order].ravel()), 1)
+        order = np.lexsort((np.broadcast_to(rank, distance.shape), distance), axis=-1)[
+            :, :k
+        ]
+        np.add.at(
+            counts,
+            (np.repeat(np.arange(start, start + len(block)), k), labels[order].ravel()),
+            1,
+        )
     return counts
 
 
 def knn_classify_nonprivate(points, labels, queries, k, rng, *, n_labels):
-    """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private: k must be <= |D|."""
+    """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private:
+    k must be <= |D|."""
     points, labels, n_labels = _training(points, labels, n_labels)
     queries = _queries(queries, points.shape[1])
     k = int(_k_at_most(k, 1, points.shape[0])[0])
-    return _argmax_random_ties(_knn_counts(points, labels, queries, k, n_labels), generator(rng))
+    return _argmax_random_ties(
+        _knn_counts(points, labels, queries, k, n_labels), generator(rng)
+    )
 
 
 def knn_classify_baseline(points, labels, queries, k, epsilon, rng, *, n_labels):
-    """Alg. 4 for every instance at ``epsilon / |X|``: ``epsilon``-DP by sequential composition.
+    """Alg. 4 for every instance at ``epsilon / |X|``: ``epsilon``-DP by sequential
+    composition.
 
     The utility ``q_{x,k}(I)`` changes by at most 1 per label when one
     instance is added or removed (it can enter the k nearest and push one out),
@@ -126,12 +143,27 @@ def knn_classify_baseline(points, labels, queries, k, epsilon, rng, *, n_labels)
     k = int(_k_values(k, 1)[0])
     epsilon = positive_finite(epsilon, "epsilon")
     counts = _knn_counts(points, labels, queries, k, n_labels)
-    return mechanisms.exponential(counts, epsilon / queries.shape[0], 1.0, generator(rng))
+    return mechanisms.exponential(
+        counts, epsilon / queries.shape[0], 1.0, generator(rng)
+    )
 
 
-def knn_classify_private(points, labels, queries, k, epsilon, rng, *, n_labels, conversion="interactive",
-                         w=0.5, n_candidates=10, gamma=None):
-    """Alg. 5, the proposed private k-NN classifier: ``epsilon``-DP by sequential composition.
+def knn_classify_private(
+    points,
+    labels,
+    queries,
+    k,
+    epsilon,
+    rng,
+    *,
+    n_labels,
+    conversion="interactive",
+    w=0.5,
+    n_candidates=10,
+    gamma=None,
+):
+    """Alg. 5, the proposed private k-NN classifier: ``epsilon``-DP by sequential
+    composition.
 
     ``w epsilon`` converts each (x, k) to (x, r) (Alg. 6 ``"interactive"`` or
     Alg. 7 ``"noninteractive"``, whose ``gamma`` defaults to 0.1% of the domain
@@ -147,12 +179,18 @@ def knn_classify_private(points, labels, queries, k, epsilon, rng, *, n_labels, 
     w = probability_open(w, "w")
     rng = generator(rng)
     if conversion == "interactive":
-        radii = interactive.convert_interactive(points, queries, k, w * epsilon, rng, n_candidates=n_candidates)
+        radii = interactive.convert_interactive(
+            points, queries, k, w * epsilon, rng, n_candidates=n_candidates
+        )
     elif conversion == "noninteractive":
         gamma = 1e-3 * math.sqrt(points.shape[1]) if gamma is None else gamma
         grid = uniform_grid.private_uniform_grid(points, w * epsilon, rng)
         radii = uniform_grid.convert_noninteractive(grid, queries, k, gamma, rng)
     else:
-        raise ValueError(f"conversion must be 'interactive' or 'noninteractive', got {conversion!r}")
-    result = overlap.rn_classify_batch(points, labels, queries, radii, (1 - w) * epsilon, rng, n_labels=n_labels)
+        raise ValueError(
+            f"conversion must be 'interactive' or 'noninteractive', got {conversion!r}"
+        )
+    result = overlap.rn_classify_batch(
+        points, labels, queries, radii, (1 - w) * epsilon, rng, n_labels=n_labels
+    )
     return result.labels, radii

@@ -23,12 +23,14 @@ from .inputs import _radii, _remember_last
 from .rn import _batch, _counts, _noisy_argmax
 
 
-#: Slack of the overlap test, relative to ``r_i + r_j`` and absolute in units of the coordinates' size.
+#: Slack of the overlap test, relative to ``r_i + r_j`` and absolute in units of the
+#: coordinates' size.
 OVERLAP_SLACK = 1e-9
 
 
 def region_overlap_graph(queries, radii):
-    """The region overlap graph (Def. 10): vertex i per test instance, edge iff ``|x_i - x_j| <= r_i + r_j``.
+    """The region overlap graph (Def. 10): vertex i per test instance, edge iff
+    ``|x_i - x_j| <= r_i + r_j``.
 
     Built from public test instances only. Candidate pairs come from
     ``cKDTree.query_pairs`` and are kept when the two closed balls intersect,
@@ -50,15 +52,21 @@ def region_overlap_graph(queries, radii):
 
 
 def _overlap_pairs(queries, radii):
-    """The edges (i, j), i < j, of :func:`region_overlap_graph` as an (m, 2) array, for checked inputs."""
-    absolute = OVERLAP_SLACK * (1.0 + np.abs(queries).max())  # rounding of coordinates, independent of r
-    # The search radius exceeds every threshold below by a further slack, covering query_pairs' own rounding.
+    """The edges (i, j), i < j, of :func:`region_overlap_graph` as an (m, 2) array, for
+    checked inputs."""
+    # rounding of coordinates, independent of r
+    absolute = OVERLAP_SLACK * (1.0 + np.abs(queries).max())
+    # The search radius exceeds every threshold below by a further slack, covering
+    # query_pairs' own rounding.
     reach = 2.0 * radii.max() * (1.0 + 2.0 * OVERLAP_SLACK) + 2.0 * absolute
     pairs = cKDTree(queries).query_pairs(reach, output_type="ndarray")
     if not pairs.size:
         return pairs.reshape(0, 2)
     distance = np.linalg.norm(queries[pairs[:, 0]] - queries[pairs[:, 1]], axis=1)
-    keep = distance <= (radii[pairs[:, 0]] + radii[pairs[:, 1]]) * (1.0 + OVERLAP_SLACK) + absolute
+    keep = (
+        distance
+        <= (radii[pairs[:, 0]] + radii[pairs[:, 1]]) * (1.0 + OVERLAP_SLACK) + absolute
+    )
     return pairs[keep]
 
 
@@ -67,14 +75,17 @@ def _greedy_clique_size(graph) -> int:
     candidates = set(graph.nodes)
     size = 0
     while candidates:
-        best = max(candidates, key=lambda v: (len(candidates.intersection(graph[v])), -v))
+        best = max(
+            candidates, key=lambda v: (len(candidates.intersection(graph[v])), -v)
+        )
         candidates = candidates.intersection(graph[best])
         size += 1
     return size
 
 
 def _clique_number(adjacency) -> int:
-    """Exact clique number of the graph whose vertex i has neighbours ``adjacency[i]`` (a bitset int).
+    """Exact clique number of the graph whose vertex i has neighbours ``adjacency[i]``
+    (a bitset int).
 
     Branch and bound with greedy-colouring bounds on bitsets (Tomita and Seki's MCQ,
     San Segundo's bitset form): vertices renumbered by degree, largest first; a
@@ -129,7 +140,8 @@ def _clique_number(adjacency) -> int:
 
 
 def _component_clique_number(graph, nodes) -> int:
-    """MCS of the subgraph on ``nodes``, a union of connected components of ``graph`` (no neighbour outside)."""
+    """MCS of the subgraph on ``nodes``, a union of connected components of ``graph``
+    (no neighbour outside)."""
     index = {v: i for i, v in enumerate(nodes)}
     adjacency = []
     for v in nodes:
@@ -144,7 +156,8 @@ def _component_clique_number(graph, nodes) -> int:
 
 
 def _max_clique_size_networkx(graph) -> int:
-    """:func:`max_clique_size` as it was (networkx's branch and bound); the reference of the tests."""
+    """:func:`max_clique_size` as it was (networkx's branch and bound); the reference of
+    the tests."""
     n = graph.number_of_nodes()
     if n == 0:
         raise ValueError("graph must have at least one vertex")
@@ -169,7 +182,8 @@ def max_clique_size(graph) -> int:
 
 
 def overlap_components(graph):
-    """Connected components of the region overlap graph with their MCS, as (vertex list, MCS) pairs."""
+    """Connected components of the region overlap graph with their MCS, as (vertex list,
+    MCS) pairs."""
     components = []
     for nodes in nx.connected_components(graph):
         nodes = sorted(nodes)
@@ -179,36 +193,43 @@ def overlap_components(graph):
 
 @_remember_last
 def _batch_components(queries, radii):
-    """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the next call on the same batch.
+    """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the
+    next call on the same batch.
 
-    Computed from the edge array without building a networkx graph: the components in the
-    same order (by smallest vertex), each vertex list sorted, and each MCS from the same
-    bitsets, so the same values (tests/test_fast_paths.py).
+    Computed from the edge array without building a networkx graph: the components in
+    the same order (by smallest vertex), each vertex list sorted, and each MCS from the
+    same bitsets, so the same values (tests/test_fast_paths.py).
     """
     from scipy.sparse import coo_matrix
     from scipy.sparse.csgraph import connected_components
 
     n = queries.shape[0]
     pairs = _overlap_pairs(queries, radii)
-    _, owner = connected_components(coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n)),
-                                    directed=False)
+    _, owner = connected_components(
+        coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])), shape=(n, n)),
+        directed=False,
+    )
     neighbours = [[] for _ in range(n)]
     for i, j in pairs.tolist():
         neighbours[i].append(j)
         neighbours[j].append(i)
     components, seen = [], {}
-    for v in range(n):  # components in the order of their smallest vertex, as networkx lists them
+    # components in the order of their smallest vertex, as networkx lists them
+    for v in range(n):
         seen.setdefault(owner[v], []).append(v)
     for nodes in seen.values():
         index = {v: i for i, v in enumerate(nodes)}
         adjacency = [sum(1 << index[u] for u in neighbours[v]) for v in nodes]
         complete = all(bits.bit_count() == len(nodes) - 1 for bits in adjacency)
-        components.append((nodes, len(nodes) if complete else _clique_number(adjacency)))
+        components.append(
+            (nodes, len(nodes) if complete else _clique_number(adjacency))
+        )
     return components
 
 
 def overlap_depth(queries, radii, locations):
-    """For each location, the number of test regions containing it (what adding a point there changes).
+    """For each location, the number of test regions containing it (what adding a point
+    there changes).
 
     A training instance added at ``p`` changes the count of its label for
     exactly these test instances, so the largest depth is the true sensitivity
@@ -250,7 +271,9 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
     """
     epsilon = positive_finite(epsilon, "epsilon")
     rng = generator(rng)
-    points, labels, n_labels, queries, radii = _batch(points, labels, queries, radii, n_labels)
+    points, labels, n_labels, queries, radii = _batch(
+        points, labels, queries, radii, n_labels
+    )
     counts = _counts(points, labels, n_labels, queries, radii)
     components = _batch_components(queries, radii)
     component = np.empty(counts.shape[0], dtype=np.intp)
@@ -258,11 +281,16 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
     for index, (nodes, _) in enumerate(components):
         component[nodes] = index
     epsilons = epsilon / mcs[component]
-    return RNResult(_noisy_argmax(counts, epsilons, rng), epsilons, component, divisors=mcs)
+    return RNResult(
+        _noisy_argmax(counts, epsilons, rng), epsilons, component, divisors=mcs
+    )
 
 
-def rn_classify_baseline(points, labels, queries, radii, epsilon, rng, *, n_labels, mechanism="laplace"):
-    """The baseline private r-N classifier (§3.1): Alg. 1 or 2 on each instance at ``epsilon / |X|``.
+def rn_classify_baseline(
+    points, labels, queries, radii, epsilon, rng, *, n_labels, mechanism="laplace"
+):
+    """The baseline private r-N classifier (§3.1): Alg. 1 or 2 on each instance at
+    ``epsilon / |X|``.
 
     Privacy: sequential composition of |X| mechanisms, each ``epsilon / |X|``-DP.
     """
@@ -275,6 +303,10 @@ def rn_classify_baseline(points, labels, queries, radii, epsilon, rng, *, n_labe
     elif mechanism == "exponential":
         predicted = mechanisms.exponential(counts, share, 1.0, rng)
     else:
-        raise ValueError(f"mechanism must be 'laplace' or 'exponential', got {mechanism!r}")
+        raise ValueError(
+            f"mechanism must be 'laplace' or 'exponential', got {mechanism!r}"
+        )
     n = counts.shape[0]
-    return RNResult(predicted, np.full(n, share), np.zeros(n, dtype=np.intp), divisors=np.array([n]))
+    return RNResult(
+        predicted, np.full(n, share), np.zeros(n, dtype=np.intp), divisors=np.array([n])
+    )

@@ -17,7 +17,8 @@ from .inputs import _queries, _radii, _remember_last, _training
 
 
 def _batch(points, labels, queries, radii, n_labels):
-    """Validated (points, labels, n_labels, queries, radii) of a batch of r-N test instances."""
+    """Validated (points, labels, n_labels, queries, radii) of a batch of r-N test
+    instances."""
     points, labels, n_labels = _training(points, labels, n_labels)
     queries = _queries(queries, points.shape[1])
     return points, labels, n_labels, queries, _radii(radii, queries.shape[0])
@@ -30,12 +31,15 @@ def _counts(points, labels, n_labels, queries, radii):
     for label in range(n_labels):
         members = points[labels == label]
         if members.shape[0]:
-            counts[:, label] = cKDTree(members).query_ball_point(queries, radii, return_length=True)
+            counts[:, label] = cKDTree(members).query_ball_point(
+                queries, radii, return_length=True
+            )
     return counts
 
 
 def label_counts(points, labels, queries, radii, n_labels):
-    """The counting queries ``c_{x,r}(I)`` (Def. 8): a (|X|, n_labels) array of exact counts.
+    """The counting queries ``c_{x,r}(I)`` (Def. 8): a (|X|, n_labels) array of exact
+    counts.
 
     One k-d tree per label, so each count is one ``query_ball_point`` call
     (Euclidean distance, closed ball ``delta(x, t) <= r``). Not private.
@@ -51,32 +55,39 @@ def _argmax_random_ties(scores, rng):
 
 
 def rn_classify_nonprivate(counts, rng):
-    """The r-N classifier (Def. 9): ``argmax_I c_{x,r}(I)`` per row, ties at random. Not private."""
+    """The r-N classifier (Def. 9): ``argmax_I c_{x,r}(I)`` per row, ties at random. Not
+    private."""
     counts = finite_array(counts, "counts", ndim=(2,))
     return _argmax_random_ties(counts, generator(rng))
 
 
 def _noisy_argmax(counts, epsilon, rng):
-    """Alg. 1 on each row of ``counts``: argmax of ``c(I) + Lap(1/epsilon)``; ``epsilon`` per row."""
+    """Alg. 1 on each row of ``counts``: argmax of ``c(I) + Lap(1/epsilon)``;
+    ``epsilon`` per row."""
     epsilon = np.broadcast_to(epsilon, (counts.shape[0],))[:, None]
     noisy = counts + rng.laplace(0.0, 1.0, size=counts.shape) / epsilon
     return np.argmax(noisy, axis=1)
 
 
 def _one_instance_counts(points, labels, query, radius, n_labels):
-    """Validated label counts ``c_{x,r}(I)`` of one test instance ``(x, r)``, shape (n_labels,)."""
+    """Validated label counts ``c_{x,r}(I)`` of one test instance ``(x, r)``, shape
+    (n_labels,)."""
     radius = positive_finite(radius, "radius")
     points, labels, n_labels = _training(points, labels, n_labels)
     query = finite_array(query, "query", ndim=(1, 2))
     query = query[None, :] if query.ndim == 1 else query
     if query.shape != (1, points.shape[1]):
-        raise ValueError(f"query must be one test instance (one row of {points.shape[1]} coordinates), "
-                         f"got shape {query.shape}")
+        raise ValueError(
+            "query must be one test instance (one "
+            f"row of {points.shape[1]} coordinates), "
+            f"got shape {query.shape}"
+        )
     return _counts(points, labels, n_labels, query, np.array([radius]))[0]
 
 
 def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels):
-    """Alg. 1: label one test instance ``(x, r)`` by ``argmax_I c_{x,r}(I) + Lap(1/epsilon)``.
+    """Alg. 1: label one test instance ``(x, r)`` by
+    ``argmax_I c_{x,r}(I) + Lap(1/epsilon)``.
 
     Privacy (Thm 1): each count has sensitivity 1 and the counts of different
     labels read disjoint parts of ``D`` (one label per instance), so by the
@@ -88,7 +99,8 @@ def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels
 
 
 def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_labels):
-    """Alg. 2: label ``I`` with probability proportional to ``exp(epsilon c_{x,r}(I) / 2)``.
+    """Alg. 2: label ``I`` with probability proportional to
+    ``exp(epsilon c_{x,r}(I) / 2)``.
 
     Privacy: the exponential mechanism with utility ``c_{x,r}(I)`` of
     sensitivity 1 (McSherry and Talwar), so ``epsilon``-DP.
@@ -99,16 +111,19 @@ def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_la
 
 
 def exponential_label_probabilities(counts, epsilon):
-    """Exact label probabilities of Alg. 2 for each row of ``counts`` (the paper's 57% example)."""
+    """Exact label probabilities of Alg. 2 for each row of ``counts`` (the paper's 57%
+    example)."""
     return mechanisms.exponential_probabilities(counts, epsilon, 1.0)
 
 
 def laplace_label_probabilities(count_a, count_b, epsilon):
-    """Exact probability that Alg. 1 returns label a between two labels with counts ``count_a, count_b``.
+    """Exact probability that Alg. 1 returns label a between two labels with counts
+    ``count_a, count_b``.
 
-    With ``L1, L2 ~ Lap(b)``, ``b = 1/epsilon``, ``Pr[c_a + L1 > c_b + L2] = F(c_a - c_b)``
-    where ``F`` is the CDF of ``L2 - L1``: ``F(t) = 1 - (1/2) e^{-t/b} (1 + t/(2b))``
-    for ``t >= 0`` and ``F(t) = 1 - F(-t)`` for ``t < 0``.
+    With ``L1, L2 ~ Lap(b)``, ``b = 1/epsilon``,
+    ``Pr[c_a + L1 > c_b + L2] = F(c_a - c_b)`` where ``F`` is the CDF of ``L2 - L1``:
+    ``F(t) = 1 - (1/2) e^{-t/b} (1 + t/(2b))`` for ``t >= 0`` and ``F(t) = 1 - F(-t)``
+    for ``t < 0``.
     """
     epsilon = positive_finite(epsilon, "epsilon")
     t = np.asarray(count_a, dtype=float) - np.asarray(count_b, dtype=float)

@@ -21,22 +21,45 @@ The package is split by family; every helper is importable from ``dpnn.plots``:
 ==================  ==================================================================
 """
 
-from . import style, common, primitives, dptt, evaluation, classification, psd, cgp, simrand, adversary
+from . import (
+    style,
+    common,
+    primitives,
+    dptt,
+    evaluation,
+    classification,
+    psd,
+    cgp,
+    simrand,
+    adversary,
+)
 from .style import use_style, figures_dir, save
 from .common import curves, theory_vs_simulation
 from .primitives import (
-    output_histograms, log_ratio_bins, selection_probabilities, noise_cloud,
-    ecdf_against_cdf, geo_query_map,
+    output_histograms,
+    log_ratio_bins,
+    selection_probabilities,
+    noise_cloud,
+    ecdf_against_cdf,
+    geo_query_map,
 )
 from .dptt import (
-    kd_partition, tree_diagram, accuracy_curves, protocol_sequence, labelled_scatter,
+    kd_partition,
+    tree_diagram,
+    accuracy_curves,
+    protocol_sequence,
+    labelled_scatter,
 )
 from .evaluation import variant_panels
 from .classification import summary_panels, overlap_picture
 from .psd import psd_tree, error_bars_by_shape
 from .cgp import quantile_curves, hull_release_map
 from .simrand import pi_fraction, recall_panel_data, recall_panels
-from .adversary import inference_error_panel, actual_against_accounted, error_against_rmse
+from .adversary import (
+    inference_error_panel,
+    actual_against_accounted,
+    error_against_rmse,
+)
 
 __all__ = [
     "inference_error_panel",

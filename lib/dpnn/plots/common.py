@@ -13,7 +13,18 @@ def _axes(ax):
     return ax.figure, ax
 
 
-def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, marker="o", **line_kwargs):
+def curves(
+    x,
+    series,
+    *,
+    xlabel,
+    ylabel,
+    logx=False,
+    logy=False,
+    ax=None,
+    marker="o",
+    **line_kwargs,
+):
     """Line plot of several named series (label -> y values) over a shared x."""
     fig, ax = _axes(ax)
     for label, y in series.items():
@@ -28,9 +39,21 @@ def curves(x, series, *, xlabel, ylabel, logx=False, logy=False, ax=None, marker
     return fig
 
 
-def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel, logx=False,
-                         logy=False, legend=None, ax=None):
-    """Analytic curves (lines) with simulated values (markers, optional error bars), same colour per label.
+def theory_vs_simulation(
+    x,
+    analytic,
+    simulated,
+    *,
+    errors=None,
+    xlabel,
+    ylabel,
+    logx=False,
+    logy=False,
+    legend=None,
+    ax=None,
+):
+    """Analytic curves (lines) with simulated values (markers, optional error bars),
+    same colour per label.
 
     ``analytic`` and ``simulated`` map a label to y values over the shared ``x``;
     ``errors`` maps a label to error-bar half-widths of the simulated values;
@@ -42,12 +65,23 @@ def theory_vs_simulation(x, analytic, simulated, *, errors=None, xlabel, ylabel,
     labels = list(dict.fromkeys(list(analytic) + list(simulated)))
     for colour, label in zip(colours, labels):
         if label in analytic:
-            ax.plot(x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)")
+            ax.plot(
+                x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)"
+            )
         if label in simulated:
             err = None if errors is None else errors.get(label)
             text = (legend or {}).get(label, f"{label} (simulated)")
-            ax.errorbar(x, simulated[label], yerr=err, color=colour, ls="none", marker="o", ms=4,
-                        capsize=2, label=text)
+            ax.errorbar(
+                x,
+                simulated[label],
+                yerr=err,
+                color=colour,
+                ls="none",
+                marker="o",
+                ms=4,
+                capsize=2,
+                label=text,
+            )
     if logx:
         ax.set_xscale("log")
         ax.set_xticks(list(x), labels=[f"{v:g}" for v in x])

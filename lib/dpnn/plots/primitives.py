@@ -10,10 +10,18 @@ from .common import _axes
 
 
 def output_histograms(samples_a, samples_b, bins, *, labels=("M(D)", "M(D')"), ax=None):
-    """Overlaid density histograms of a mechanism's outputs on two neighbouring inputs."""
+    """Overlaid density histograms of a mechanism's outputs on two neighbouring
+    inputs."""
     fig, ax = _axes(ax)
     for samples, label in zip((samples_a, samples_b), labels):
-        ax.hist(samples, bins=bins, density=True, histtype="stepfilled", alpha=0.45, label=label)
+        ax.hist(
+            samples,
+            bins=bins,
+            density=True,
+            histtype="stepfilled",
+            alpha=0.45,
+            label=label,
+        )
     ax.set_xlabel("output")
     ax.set_ylabel("density")
     ax.legend()
@@ -21,12 +29,25 @@ def output_histograms(samples_a, samples_b, bins, *, labels=("M(D)", "M(D')"), a
 
 
 def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=None):
-    """Per-bin empirical log-ratio log(p_D / p_D') with +-z standard errors, against +-epsilon."""
+    """Per-bin empirical log-ratio log(p_D / p_D') with +-z standard errors, against
+    +-epsilon."""
     fig, ax = _axes(ax)
-    ax.errorbar(centers, log_ratio, yerr=z * np.asarray(standard_error), fmt="o", ms=3,
-                lw=1, label=f"empirical log-ratio (±{z:g} s.e.)")
+    ax.errorbar(
+        centers,
+        log_ratio,
+        yerr=z * np.asarray(standard_error),
+        fmt="o",
+        ms=3,
+        lw=1,
+        label=f"empirical log-ratio (±{z:g} s.e.)",
+    )
     for sign in (1, -1):
-        ax.axhline(sign * epsilon, color="C3", ls="--", label="±ε (the guarantee)" if sign > 0 else None)
+        ax.axhline(
+            sign * epsilon,
+            color="C3",
+            ls="--",
+            label="±ε (the guarantee)" if sign > 0 else None,
+        )
     ax.set_xlabel("output bin")
     ax.set_ylabel("log Pr[M(D) ∈ bin] / Pr[M(D') ∈ bin]")
     ax.legend(loc="center right")
@@ -34,7 +55,8 @@ def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=Non
 
 
 def selection_probabilities(epsilons, probabilities, labels, *, ax=None):
-    """Selection probability of each candidate (columns of ``probabilities``) against epsilon."""
+    """Selection probability of each candidate (columns of ``probabilities``) against
+    epsilon."""
     fig, ax = _axes(ax)
     probabilities = np.asarray(probabilities)
     for column, label in enumerate(labels):
@@ -48,13 +70,23 @@ def selection_probabilities(epsilons, probabilities, labels, *, ax=None):
 
 
 def noise_cloud(clouds, origin, *, ax=None, s=2):
-    """Scatter of perturbed locations, one colour per label in ``clouds`` (label -> (n, 2))."""
+    """Scatter of perturbed locations, one colour per label in ``clouds`` (label -> (n,
+    2))."""
     fig, ax = _axes(ax)
     for label, points in clouds.items():
         points = np.asarray(points)
-        ax.scatter(points[:, 0], points[:, 1], s=s, alpha=0.5, label=label, rasterized=True)
-    ax.scatter([origin[0]], [origin[1]], marker="*", s=200, color="black", label="true location",
-               zorder=3)
+        ax.scatter(
+            points[:, 0], points[:, 1], s=s, alpha=0.5, label=label, rasterized=True
+        )
+    ax.scatter(
+        [origin[0]],
+        [origin[1]],
+        marker="*",
+        s=200,
+        color="black",
+        label="true location",
+        zorder=3,
+    )
     ax.set_aspect("equal")
     ax.set_xlabel("x")
     ax.set_ylabel("y")
@@ -76,16 +108,40 @@ def ecdf_against_cdf(samples, grid, cdf, *, label="analytic CDF", ax=None):
 
 
 def geo_query_map(points, query, perturbed, true_index, released_index, *, ax=None):
-    """One GEO query drawn on the map: places, true and perturbed query, true and released neighbour."""
+    """One GEO query drawn on the map: places, true and perturbed query, true and
+    released neighbour."""
     fig, ax = _axes(ax)
     points = np.asarray(points)
-    ax.scatter(points[:, 0], points[:, 1], s=6, color="0.6", label="places", rasterized=True)
+    ax.scatter(
+        points[:, 0], points[:, 1], s=6, color="0.6", label="places", rasterized=True
+    )
     ax.scatter(*query, marker="*", s=220, color="black", label="true query", zorder=3)
-    ax.scatter(*perturbed, marker="X", s=120, color="C3", label="perturbed query (sent)", zorder=3)
-    ax.scatter(*points[true_index], s=90, facecolors="none", edgecolors="C0", lw=2,
-               label="true nearest neighbour", zorder=3)
-    ax.scatter(*points[released_index], s=160, facecolors="none", edgecolors="C3", lw=2,
-               label="GEO's answer", zorder=3)
+    ax.scatter(
+        *perturbed,
+        marker="X",
+        s=120,
+        color="C3",
+        label="perturbed query (sent)",
+        zorder=3,
+    )
+    ax.scatter(
+        *points[true_index],
+        s=90,
+        facecolors="none",
+        edgecolors="C0",
+        lw=2,
+        label="true nearest neighbour",
+        zorder=3,
+    )
+    ax.scatter(
+        *points[released_index],
+        s=160,
+        facecolors="none",
+        edgecolors="C3",
+        lw=2,
+        label="GEO's answer",
+        zorder=3,
+    )
     ax.plot(*np.column_stack([query, perturbed]), color="C3", lw=1, ls=":")
     ax.set_aspect("equal")
     ax.xaxis.set_major_locator(plt.MaxNLocator(4))

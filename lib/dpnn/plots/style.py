@@ -14,14 +14,16 @@ _STYLE = "dpnn.mplstyle"
 
 
 def use_style() -> None:
-    """Apply the companion's seaborn theme and matplotlib style (call once per notebook)."""
+    """Apply the companion's seaborn theme and matplotlib style (call once per
+    notebook)."""
     sns.set_theme(context="notebook", style="whitegrid", palette="colorblind")
     with resources.as_file(resources.files("dpnn") / _STYLE) as path:
         plt.style.use(str(path))
 
 
 def figures_dir() -> Path:
-    """Where :func:`save` writes: ``$DPNN_FIGURES_DIR`` if set, else ``build/interactive/figures``.
+    """Where :func:`save` writes: ``$DPNN_FIGURES_DIR`` if set, else
+    ``build/interactive/figures``.
 
     The runner sets ``$DPNN_FIGURES_DIR`` (the committed ``figures/`` only for a plain
     default run); a JupyterLab session or papermill's own command line leaves it unset
@@ -40,13 +42,16 @@ def save(fig, name: str) -> Path:
     PNG metadata carries no date, so the same figure gives the same bytes.
     """
     if not name or "/" in name or name.endswith(".png"):
-        raise ValueError(f"name must be a bare figure name without '/' or '.png', got {name!r}")
+        raise ValueError(
+            f"name must be a bare figure name without '/' or '.png', got {name!r}"
+        )
     directory = figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
     partial = directory / f".{name}.png.partial"
     draft = {}
-    if os.environ.get("DPNN_DRAFT_FIGURES"):  # the ci smoke run: low resolution, no layout pass
+    # the ci smoke run: low resolution, no layout pass
+    if os.environ.get("DPNN_DRAFT_FIGURES"):
         fig.set_layout_engine("none")
         draft = {"dpi": 50, "bbox_inches": None}
     fig.savefig(partial, format="png", metadata={"Software": None}, **draft)

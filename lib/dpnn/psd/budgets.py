@@ -1,4 +1,5 @@
-"""Per-level budgets of a PSD: uniform and geometric (Cormode et al. Lemma 3), and the worst-case error they give."""
+"""Per-level budgets of a PSD: uniform and geometric (Cormode et al. Lemma 3), and the
+worst-case error they give."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from dpnn._validation import finite_array, positive_finite, positive_int
 MAX_QUADTREE_HEIGHT = 15
 
 
-# --- budgets (§IV-B) ---------------------------------------------------------------------------
+# --- budgets (§IV-B) ------------------------------------------------------------------
+
 
 def _height(height, minimum=0):
     return positive_int(height, "height", minimum=minimum)
 
 
 def uniform_budget(epsilon, height) -> np.ndarray:
-    """Uniform budget ``epsilon_i = epsilon / (h + 1)`` for levels ``i = 0 (leaves), ..., h (root)``.
+    """Uniform budget ``epsilon_i = epsilon / (h + 1)`` for levels
+    ``i = 0 (leaves), ..., h (root)``.
 
     Privacy: every root-to-leaf path crosses one node per level, so Laplace counts
     with these budgets compose to ``epsilon``-DP (Lemma 1).
@@ -28,7 +31,8 @@ def uniform_budget(epsilon, height) -> np.ndarray:
 
 
 def geometric_budget(epsilon, height, fanout=4) -> np.ndarray:
-    """Geometric budget of Lemma 3: ``epsilon_i`` proportional to ``2^((h - i)/3)``, summing to epsilon.
+    """Geometric budget of Lemma 3: ``epsilon_i`` proportional to ``2^((h - i)/3)``,
+    summing to epsilon.
 
     Index ``i`` is the level (0 = leaves, ``h`` = root), so the leaves get the largest
     share and each level up gets ``2^(-1/3)`` times less. This minimizes the
@@ -51,7 +55,8 @@ def _max_nodes_per_level(height):
 
 
 def worst_case_error(epsilons) -> float:
-    """``Err(Q) = sum_i 2 n_i / epsilon_i^2`` (Eq. (1)) for the worst-case quadtree query of Lemma 2.
+    """``Err(Q) = sum_i 2 n_i / epsilon_i^2`` (Eq. (1)) for the worst-case quadtree
+    query of Lemma 2.
 
     ``epsilons[i]`` is the budget of level ``i`` (0 = leaves); ``n_i = 8 * 2^(h - i)``.
     """
@@ -59,11 +64,12 @@ def worst_case_error(epsilons) -> float:
     if np.any(epsilons <= 0):
         raise ValueError("epsilons must all be > 0")
     height = len(epsilons) - 1
-    return float(np.sum(2.0 * _max_nodes_per_level(height) / epsilons ** 2))
+    return float(np.sum(2.0 * _max_nodes_per_level(height) / epsilons**2))
 
 
 def worst_case_error_closed_form(epsilon, height, budget) -> float:
-    """The paper's closed forms of the worst-case error (§IV-B, Lemma 3), times ``16 / epsilon^2``.
+    """The paper's closed forms of the worst-case error (§IV-B, Lemma 3), times
+    ``16 / epsilon^2``.
 
     ``budget="uniform"``: ``16 (h + 1)^2 (2^(h+1) - 1) / epsilon^2``;
     ``budget="geometric"``: ``16 (2^((h+1)/3) - 1)^3 / (epsilon^2 (2^(1/3) - 1)^3)``.
@@ -77,13 +83,17 @@ def worst_case_error_closed_form(epsilon, height, budget) -> float:
         core = (2.0 ** ((height + 1) / 3) - 1) ** 3 / (2.0 ** (1 / 3) - 1) ** 3
     else:
         raise ValueError(f"budget must be 'uniform' or 'geometric', got {budget!r}")
-    return 16.0 * core / epsilon ** 2
+    return 16.0 * core / epsilon**2
 
 
 def _level_epsilons(epsilons, height):
     epsilons = finite_array(epsilons, "epsilons", ndim=(1,))
     if len(epsilons) != height + 1:
-        raise ValueError(f"epsilons must have height + 1 = {height + 1} entries, got {len(epsilons)}")
+        raise ValueError(
+            f"epsilons must have height + 1 = {height + 1} entries, got {len(epsilons)}"
+        )
     if np.any(epsilons <= 0):
-        raise ValueError("epsilons must all be > 0 (a level with no budget has no count to weight)")
+        raise ValueError(
+            "epsilons must all be > 0 (a level with no budget has no count to weight)"
+        )
     return epsilons

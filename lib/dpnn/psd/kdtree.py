@@ -1,4 +1,5 @@
-"""Private kd-trees and hybrid trees (Cormode et al. §VI-B, flattened to fanout 4) and the cell-based kd-tree (Xiao et al. 2010)."""
+"""Private kd-trees and hybrid trees (Cormode et al. §VI-B, flattened to fanout 4) and
+the cell-based kd-tree (Xiao et al. 2010)."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from dpnn._validation import finite_array, generator, positive_finite, positive_
 from . import budgets, layout, medians, postprocessing, quadtree, queries
 
 
-# --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ---------------------------------------------
+# --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ----------------------------
+
 
 def amplified_epsilon(epsilon, p) -> float:
-    """Budget to spend on a Poisson sample of rate ``p`` so that the whole is ``epsilon``-DP.
+    """Budget to spend on a Poisson sample of rate ``p`` so that the whole is
+    ``epsilon``-DP.
 
     Uses the tight amplification bound ``epsilon = ln(1 + p (e^eps' - 1))`` (Li,
     Qardaji, Su 2012; Balle, Barthe, Gaboardi 2018) solved for ``eps'``. The
@@ -29,7 +32,8 @@ def amplified_epsilon(epsilon, p) -> float:
 
 
 def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, sample):
-    """Private medians of ``coordinate`` in every node (segment) at once, with optional sampling.
+    """Private medians of ``coordinate`` in every node (segment) at once, with optional
+    sampling.
 
     ``sorted_index`` is ``argsort(coordinate)``; a stable sort by node on top of it
     orders the points by (node, coordinate) faster than a lexsort. ``epsilon`` is the
@@ -45,19 +49,25 @@ def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, s
         index = index[rng.random(len(index)) < sample]
         eps = amplified_epsilon(epsilon, sample)
     order = index[np.argsort(node[index], kind="stable")]
-    return medians._segment_medians(coordinate[order], node[order], lo, hi, method, eps, rng)
+    return medians._segment_medians(
+        coordinate[order], node[order], lo, hi, method, eps, rng
+    )
 
 
-#: Split rules of the kd-tree and the Hilbert R-tree: private medians, exact medians (not private), midpoints.
+#: Split rules of the kd-tree and the Hilbert R-tree: private medians, exact medians
+#: (not private), midpoints.
 TREE_MEDIANS = ("em", "noisymean", "true", "mid")
 PRIVATE_MEDIANS = ("em", "noisymean")
 
 
 def _count_share(count_share, allow_one):
-    """``count_share`` as a float in (0, 1), or also 1 when ``allow_one`` (nothing is spent on medians)."""
+    """``count_share`` as a float in (0, 1), or also 1 when ``allow_one`` (nothing is
+    spent on medians)."""
     share = float(finite_array(count_share, "count_share", ndim=(0,)))
     if not (0 < share < 1 or (allow_one and share == 1)):
-        allowed = "(0, 1] (1 only with exact or midpoint medians)" if allow_one else "(0, 1)"
+        allowed = (
+            "(0, 1] (1 only with exact or midpoint medians)" if allow_one else "(0, 1)"
+        )
         raise ValueError(f"count_share must be in {allowed}, got {count_share!r}")
     return share
 
@@ -72,7 +82,8 @@ def _sample_rate(sample):
 
 
 def _tree_budget(epsilon, count_share, median, median_levels):
-    """Median/count split of ``epsilon`` (§VI-B) for a tree with two median steps per data-dependent level.
+    """Median/count split of ``epsilon`` (§VI-B) for a tree with two median steps per
+    data-dependent level.
 
     Returns ``(count_epsilon, median_epsilon, step_epsilon)``. With private medians
     (``"em"``, ``"noisymean"``) and ``median_levels > 0``, the medians get
@@ -90,12 +101,30 @@ def _tree_budget(epsilon, count_share, median, median_levels):
     if not private:
         return epsilon, 0.0, None
     median_epsilon = (1 - share) * epsilon
-    return epsilon - median_epsilon, median_epsilon, median_epsilon / (2 * median_levels)
+    return (
+        epsilon - median_epsilon,
+        median_epsilon,
+        median_epsilon / (2 * median_levels),
+    )
 
 
-def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, count_share=0.7,
-                   sample=None, exact_counts=False, postprocess=True, prune_threshold=None, name=None):
-    """A private kd-tree flattened to fanout 4 (§VI-B), or a hybrid tree when ``switch < height``.
+def private_kdtree(
+    points,
+    box,
+    height,
+    epsilon,
+    rng,
+    median="em",
+    switch=None,
+    count_share=0.7,
+    sample=None,
+    exact_counts=False,
+    postprocess=True,
+    prune_threshold=None,
+    name=None,
+):
+    """A private kd-tree flattened to fanout 4 (§VI-B), or a hybrid tree when
+    ``switch < height``.
 
     Each node splits its points at a private median of x, then each half at a
     private median of y, giving four children; after ``switch`` levels (hybrid,
@@ -118,8 +147,12 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     rng = generator(rng)
     switch = height if switch is None else positive_int(switch, "switch", minimum=0)
     if switch > height:
-        raise ValueError(f"switch must be an integer in [0, height = {height}], got {switch}")
-    count_epsilon, median_epsilon, step_epsilon = _tree_budget(epsilon, count_share, median, switch)
+        raise ValueError(
+            f"switch must be an integer in [0, height = {height}], got {switch}"
+        )
+    count_epsilon, median_epsilon, step_epsilon = _tree_budget(
+        epsilon, count_share, median, switch
+    )
     sample = _sample_rate(sample)
     x, y = points[:, 0], points[:, 1]
     x_sorted, y_sorted = np.argsort(x), np.argsort(y)
@@ -129,27 +162,43 @@ def private_kdtree(points, box, height, epsilon, rng, median="em", switch=None, 
     for d in range(height):
         method = median if d < switch else "mid"
         b = boxes[-1]
-        sx = _split_level(x, x_sorted, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample)
+        sx = _split_level(
+            x, x_sorted, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample
+        )
         right = x >= sx[node]
         half = 2 * node + right
         lo_y, hi_y = np.repeat(b[:, 1], 2), np.repeat(b[:, 3], 2)
-        sy = _split_level(y, y_sorted, half, lo_y, hi_y, method, step_epsilon, rng, sample)
+        sy = _split_level(
+            y, y_sorted, half, lo_y, hi_y, method, step_epsilon, rng, sample
+        )
         node = 2 * half + (y >= sy[half])
         boxes.append(_child_boxes(b, sx, sy))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
     epsilons = budgets.geometric_budget(count_epsilon, height)
-    counts = tuple(exact) if exact_counts else quadtree.noisy_counts(exact, epsilons, rng)
+    counts = (
+        tuple(exact) if exact_counts else quadtree.noisy_counts(exact, epsilons, rng)
+    )
     if postprocess and not exact_counts:
         counts = postprocessing.ols(counts, epsilons)
-    tree = layout.PSD(box=box, counts=counts, epsilons=epsilons, boxes=tuple(boxes), median_epsilon=median_epsilon,
-               name=name or f"kd-{median}")
-    return tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
+    tree = layout.PSD(
+        box=box,
+        counts=counts,
+        epsilons=epsilons,
+        boxes=tuple(boxes),
+        median_epsilon=median_epsilon,
+        name=name or f"kd-{median}",
+    )
+    return (
+        tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
+    )
 
 
 def _child_boxes(b, sx, sy):
-    """Boxes of the four children (x-left/right, then y-bottom/top) of every node, in child order."""
+    """Boxes of the four children (x-left/right, then y-bottom/top) of every node, in
+    child order."""
     x0, y0, x1, y1 = b.T
-    xl = np.stack([x0, sx, sx, x1], axis=1)              # (x_lo, x_hi) of left, right half
+    # (x_lo, x_hi) of left, right half
+    xl = np.stack([x0, sx, sx, x1], axis=1)
     children = np.empty((len(b), 4, 4))
     for side in (0, 1):
         x_lo, x_hi = xl[:, 2 * side], xl[:, 2 * side + 1]
@@ -159,10 +208,12 @@ def _child_boxes(b, sx, sy):
     return children.reshape(-1, 4)
 
 
-# --- cell-based kd-tree (Xiao et al. 2010, "kd-cell" of §VIII-B) -------------------------------------
+# --- cell-based kd-tree (Xiao et al. 2010, "kd-cell" of §VIII-B) ----------------------
+
 
 def _first_reaching(prefix_sum_at, low, high, target):
-    """Vectorized binary search: smallest c in (low, high] with ``prefix_sum_at(c) >= target`` (else high)."""
+    """Vectorized binary search: smallest c in (low, high] with
+    ``prefix_sum_at(c) >= target`` (else high)."""
     a, b = low.copy(), high.copy()
     while np.any(b - a > 1):
         mid = (a + b) // 2
@@ -171,9 +222,19 @@ def _first_reaching(prefix_sum_at, low, high, target):
     return b
 
 
-def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), count_share=0.7, postprocess=True,
-                        prune_threshold=None):
-    """The cell-based kd-tree (kd-cell): medians from one noisy grid, flattened to fanout 4.
+def private_cell_kdtree(
+    points,
+    box,
+    height,
+    epsilon,
+    rng,
+    cells=(512, 512),
+    count_share=0.7,
+    postprocess=True,
+    prune_threshold=None,
+):
+    """The cell-based kd-tree (kd-cell): medians from one noisy grid, flattened to
+    fanout 4.
 
     A ``cells[0] x cells[1]`` grid over ``box`` gets Laplace counts once with
     ``(1 - count_share) epsilon`` (sensitivity 1; negatives set to 0); every node
@@ -191,7 +252,9 @@ def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), cou
     cx = quadtree._cell_index(points[:, 0], box[0], box[2], nx)
     cy = quadtree._cell_index(points[:, 1], box[1], box[3], ny)
     grid = np.bincount(cy * nx + cx, minlength=nx * ny).reshape(ny, nx).astype(float)
-    noisy = np.maximum(mechanisms.laplace(grid, 1.0, (1 - count_share) * epsilon, rng), 0)
+    noisy = np.maximum(
+        mechanisms.laplace(grid, 1.0, (1 - count_share) * epsilon, rng), 0
+    )
     prefix = np.zeros((ny + 1, nx + 1))
     prefix[1:, 1:] = noisy.cumsum(axis=0).cumsum(axis=1)
     node = np.zeros(len(points), dtype=np.int64)
@@ -200,24 +263,45 @@ def private_cell_kdtree(points, box, height, epsilon, rng, cells=(512, 512), cou
     for d in range(height):
         c0, r0, c1, r1 = cell_boxes[-1].T
         half_x = queries._rect_sum(prefix, c0, c1, r0, r1) / 2
-        sx = _first_reaching(lambda c: queries._rect_sum(prefix, c0, c, r0, r1), c0, c1, half_x)
-        sx = np.where(c1 - c0 > 1, np.minimum(sx, c1 - 1), c0)        # keep a split inside when possible
+        sx = _first_reaching(
+            lambda c: queries._rect_sum(prefix, c0, c, r0, r1), c0, c1, half_x
+        )
+        # keep a split inside when possible
+        sx = np.where(c1 - c0 > 1, np.minimum(sx, c1 - 1), c0)
         right = cx >= sx[node]
         half = 2 * node + right
         hc0, hc1 = np.column_stack([c0, sx]).ravel(), np.column_stack([sx, c1]).ravel()
         hr0, hr1 = np.repeat(r0, 2), np.repeat(r1, 2)
         target = queries._rect_sum(prefix, hc0, hc1, hr0, hr1) / 2
-        sy = _first_reaching(lambda r: queries._rect_sum(prefix, hc0, hc1, hr0, r), hr0, hr1, target)
+        sy = _first_reaching(
+            lambda r: queries._rect_sum(prefix, hc0, hc1, hr0, r), hr0, hr1, target
+        )
         sy = np.where(hr1 - hr0 > 1, np.minimum(sy, hr1 - 1), hr0)
         node = 2 * half + (cy >= sy[half])
-        children = np.stack([np.column_stack([hc0, hr0, hc1, sy]), np.column_stack([hc0, sy, hc1, hr1])], axis=1)
+        children = np.stack(
+            [
+                np.column_stack([hc0, hr0, hc1, sy]),
+                np.column_stack([hc0, sy, hc1, hr1]),
+            ],
+            axis=1,
+        )
         cell_boxes.append(children.reshape(-1, 4))
         exact.append(np.bincount(node, minlength=4 ** (d + 1)).astype(float))
     scale = np.array([(box[2] - box[0]) / nx, (box[3] - box[1]) / ny] * 2)
-    boxes = tuple(np.array([box[0], box[1], box[0], box[1]]) + b * scale for b in cell_boxes)
+    boxes = tuple(
+        np.array([box[0], box[1], box[0], box[1]]) + b * scale for b in cell_boxes
+    )
     epsilons = budgets.geometric_budget(count_share * epsilon, height)
     counts = quadtree.noisy_counts(exact, epsilons, rng)
     counts = postprocessing.ols(counts, epsilons) if postprocess else counts
-    tree = layout.PSD(box=box, counts=counts, epsilons=epsilons, boxes=boxes,
-               median_epsilon=(1 - count_share) * epsilon, name="kd-cell")
-    return tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
+    tree = layout.PSD(
+        box=box,
+        counts=counts,
+        epsilons=epsilons,
+        boxes=boxes,
+        median_epsilon=(1 - count_share) * epsilon,
+        name="kd-cell",
+    )
+    return (
+        tree if prune_threshold is None else postprocessing.prune(tree, prune_threshold)
+    )

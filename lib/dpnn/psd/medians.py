@@ -1,4 +1,5 @@
-"""Private medians for kd-tree splits (Cormode et al. §VI-A): exponential mechanism, smooth sensitivity, noisy mean, cell-based."""
+"""Private medians for kd-tree splits (Cormode et al. §VI-A): exponential mechanism,
+smooth sensitivity, noisy mean, cell-based."""
 
 from __future__ import annotations
 
@@ -11,20 +12,24 @@ from dpnn._validation import finite_array, generator, positive_finite
 from . import quadtree
 
 
-# --- private medians (§VI-A) -----------------------------------------------------------------------
+# --- private medians (§VI-A) ----------------------------------------------------------
 
 MEDIAN_METHODS = ("em", "ss", "noisymean", "cell", "true")
 
 
 def _interval(lo, hi):
-    lo, hi = float(finite_array(lo, "lo", ndim=(0,))), float(finite_array(hi, "hi", ndim=(0,)))
+    lo, hi = (
+        float(finite_array(lo, "lo", ndim=(0,))),
+        float(finite_array(hi, "hi", ndim=(0,))),
+    )
     if not lo < hi:
         raise ValueError(f"lo must be < hi, got lo = {lo}, hi = {hi}")
     return lo, hi
 
 
 def _values_in(values, lo, hi):
-    """The private values, sorted, inside [lo, hi]; none at all is allowed (|D| is private)."""
+    """The private values, sorted, inside [lo, hi]; none at all is allowed (|D| is
+    private)."""
     values = np.sort(finite_array(values, "values", ndim=(1,), allow_empty=True))
     if values.size and (values[0] < lo or values[-1] > hi):
         raise ValueError(f"values must lie in [lo, hi] = [{lo}, {hi}]")
@@ -32,20 +37,21 @@ def _values_in(values, lo, hi):
 
 
 def em_median_intervals(values, lo, hi, epsilon):
-    """Intervals and probabilities of the exponential-mechanism median (Def. 5, as re-derived).
+    """Intervals and probabilities of the exponential-mechanism median (Def. 5, as
+    re-derived).
 
     With ``x_1 <= ... <= x_n`` sorted, ``x_0 = lo`` and ``x_(n+1) = hi``, interval
     ``I_k = [x_k, x_(k+1))`` holds the outputs of rank ``k``; it is chosen with
-    probability proportional to ``|I_k| exp(-epsilon |k - n/2| / 2)``, then the
-    output is uniform in it. Returns ``(left, right, probability)`` per interval,
-    computed in the log domain by :func:`dpnn.mechanisms.exponential_probabilities`.
-    Privacy: the utility ``-|rank(x) - n/2|`` changes by at most 1 when one point is
-    added or removed, so this is the exponential mechanism with sensitivity 1 and is
+    probability proportional to ``|I_k| exp(-epsilon |k - n/2| / 2)``, then the output
+    is uniform in it. Returns ``(left, right, probability)`` per interval, computed in
+    the log domain by :func:`dpnn.mechanisms.exponential_probabilities`. Privacy: the
+    utility ``-|rank(x) - n/2|`` changes by at most 1 when one point is added or
+    removed, so this is the exponential mechanism with sensitivity 1 and is
     ``epsilon``-DP (McSherry and Talwar 2007). The paper writes the rate as ``xi / 2``;
-    ``xi`` belongs to Def. 4 (smooth sensitivity) and ``epsilon`` is meant.
-    This calibration is conservative: adding or removing a point moves ``rank(x)`` of
-    every output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly
-    1/2 and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
+    ``xi`` belongs to Def. 4 (smooth sensitivity) and ``epsilon`` is meant. This
+    calibration is conservative: adding or removing a point moves ``rank(x)`` of every
+    output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly 1/2
+    and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
     """
     lo, hi = _interval(lo, hi)
     epsilon = positive_finite(epsilon, "epsilon")
@@ -55,11 +61,16 @@ def em_median_intervals(values, lo, hi, epsilon):
     keep = length > 0
     k = np.arange(len(x) + 1)[keep]
     utility = -np.abs(k - len(x) / 2) + (2 / epsilon) * np.log(length[keep])
-    return left[keep], right[keep], mechanisms.exponential_probabilities(utility, epsilon, 1.0)
+    return (
+        left[keep],
+        right[keep],
+        mechanisms.exponential_probabilities(utility, epsilon, 1.0),
+    )
 
 
 def em_median(values, lo, hi, epsilon, rng) -> float:
-    """Exponential-mechanism median (Def. 5): an interval by the exponential mechanism, then uniform in it.
+    """Exponential-mechanism median (Def. 5): an interval by the exponential mechanism,
+    then uniform in it.
 
     ``O(n log n)`` (one sort). Privacy: ``epsilon``-DP, see :func:`em_median_intervals`.
     """
@@ -70,11 +81,12 @@ def em_median(values, lo, hi, epsilon, rng) -> float:
 
 
 def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
-    """Smooth sensitivity of the median (Def. 4; Nissim, Raskhodnikova, Smith 2007, Claim 3.3).
+    """Smooth sensitivity of the median (Def. 4; Nissim, Raskhodnikova, Smith 2007,
+    Claim 3.3).
 
     ``max_k e^(-k xi) max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1))`` with
-    ``xi = epsilon / (4 (1 + ln(2 / delta)))``, ``x_i = lo`` for ``i < 1`` and ``hi`` for
-    ``i > n``. Exact, by branch and bound over ``k``: the inner maximum ``A(k)`` is
+    ``xi = epsilon / (4 (1 + ln(2 / delta)))``, ``x_i = lo`` for ``i < 1`` and ``hi``
+    for ``i > n``. Exact, by branch and bound over ``k``: the inner maximum ``A(k)`` is
     non-decreasing in ``k``, so ``e^(-a xi) A(b)`` bounds every ``k`` in ``[a, b]`` and
     only ranges whose bound beats the running maximum are split.
     """
@@ -82,16 +94,21 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
     epsilon, delta = _ss_arguments(epsilon, delta)
     x = _values_in(values, lo, hi)
     n, xi = len(x), epsilon / (4 * (1 + math.log(2 / delta)))
-    m = (n + 1) // 2                                   # 1-indexed median position
+    m = (n + 1) // 2  # 1-indexed median position
     pad = n + 2
-    padded = np.concatenate([np.full(pad, lo), x, np.full(pad, hi)])   # x_i at padded[i - 1 + pad]
+    # x_i at padded[i - 1 + pad]
+    padded = np.concatenate([np.full(pad, lo), x, np.full(pad, hi)])
 
-    def widest(k):      # A(k) = max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1)), non-decreasing in k
+    # A(k) = max_(0<=t<=k+1) (x_(m+t) - x_(m+t-k-1)), non-decreasing in k
+    def widest(k):
         t = np.arange(k + 2)
         return float(np.max(padded[m + t - 1 + pad] - padded[m + t - k - 2 + pad]))
 
-    # Branch and bound over k: on [a, b], e^(-k xi) A(k) <= e^(-a xi) A(b) because A is monotone.
-    grid = np.unique(np.concatenate([[0, n], np.geomspace(1, max(n, 1), 32).astype(int)]))
+    # Branch and bound over k: on [a, b], e^(-k xi) A(k) <= e^(-a xi) A(b) because A is
+    # monotone.
+    grid = np.unique(
+        np.concatenate([[0, n], np.geomspace(1, max(n, 1), 32).astype(int)])
+    )
     value = {int(k): widest(int(k)) for k in grid}
     best = max(math.exp(-k * xi) * a for k, a in value.items())
     stack = [(int(a), int(b)) for a, b in zip(grid[:-1], grid[1:])]
@@ -109,7 +126,9 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
 def _ss_arguments(epsilon, delta):
     epsilon = positive_finite(epsilon, "epsilon")
     if not 0 < epsilon < 1:
-        raise ValueError(f"epsilon must be in (0, 1) for smooth sensitivity (Def. 4), got {epsilon}")
+        raise ValueError(
+            f"epsilon must be in (0, 1) for smooth sensitivity (Def. 4), got {epsilon}"
+        )
     delta = float(finite_array(delta, "delta", ndim=(0,)))
     if not 0 < delta < 1:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
@@ -117,7 +136,8 @@ def _ss_arguments(epsilon, delta):
 
 
 def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
-    """Smooth-sensitivity median (§VI-A): ``x_m + (2 sigma_s / epsilon) Lap(1)``, then clamped to [lo, hi].
+    """Smooth-sensitivity median (§VI-A): ``x_m + (2 sigma_s / epsilon) Lap(1)``, then
+    clamped to [lo, hi].
 
     Privacy: ``(epsilon, delta)``-DP (Nissim et al. 2007, Cor. 2.4 with the
     Laplace distribution and Claim 3.3). Clamping to the public node range is
@@ -125,14 +145,19 @@ def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
     """
     sigma = smooth_sensitivity_median(values, lo, hi, epsilon, delta)
     x = np.sort(np.asarray(values, dtype=float))
-    # x_m with m = ceil(n/2) and Def. 4's padding x_0 = lo: on no data at all the centre is lo.
+    # x_m with m = ceil(n/2) and Def. 4's padding x_0 = lo: on no data at all the centre
+    # is lo.
     median = x[(len(x) + 1) // 2 - 1] if len(x) else _interval(lo, hi)[0]
-    noisy = median + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
+    noisy = (
+        median
+        + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
+    )
     return float(np.clip(noisy, *_interval(lo, hi)))
 
 
 def noisy_mean_median(values, lo, hi, epsilon, rng) -> float:
-    """Noisy mean as a median surrogate (Inan et al. 2010): noisy sum / noisy count, clamped to [lo, hi].
+    """Noisy mean as a median surrogate (Inan et al. 2010): noisy sum / noisy count,
+    clamped to [lo, hi].
 
     Half of ``epsilon`` goes to the count (sensitivity 1), half to the sum of
     ``x - lo`` (sensitivity ``hi - lo``); ``epsilon``-DP by composition. The ratio is
@@ -142,21 +167,35 @@ def noisy_mean_median(values, lo, hi, epsilon, rng) -> float:
     lo, hi = _interval(lo, hi)
     x = np.asarray(values, dtype=float)
     x = _values_in(x, lo, hi) if x.size else x
-    return float(_noisy_mean_segments(x, np.zeros(len(x), dtype=np.int64), np.array([lo]), np.array([hi]),
-                                      positive_finite(epsilon, "epsilon"), generator(rng))[0])
+    return float(
+        _noisy_mean_segments(
+            x,
+            np.zeros(len(x), dtype=np.int64),
+            np.array([lo]),
+            np.array([hi]),
+            positive_finite(epsilon, "epsilon"),
+            generator(rng),
+        )[0]
+    )
 
 
 def _noisy_mean_segments(values, segment, lo, hi, epsilon, rng):
     s = len(lo)
-    count = mechanisms.laplace(np.bincount(segment, minlength=s).astype(float), 1.0, epsilon / 2, rng)
-    total = np.bincount(segment, weights=values - lo[segment], minlength=s).astype(float)
-    total = total + rng.laplace(0.0, 1.0, s) * (hi - lo) / (epsilon / 2)   # Lap((hi - lo) / (epsilon / 2))
+    count = mechanisms.laplace(
+        np.bincount(segment, minlength=s).astype(float), 1.0, epsilon / 2, rng
+    )
+    total = np.bincount(segment, weights=values - lo[segment], minlength=s).astype(
+        float
+    )
+    # Lap((hi - lo) / (epsilon / 2))
+    total = total + rng.laplace(0.0, 1.0, s) * (hi - lo) / (epsilon / 2)
     mean = lo + np.divide(total, count, out=(hi - lo) / 2, where=count > 0)
     return np.clip(mean, lo, hi)
 
 
 def cell_median(values, lo, hi, epsilon, cell_length, rng) -> float:
-    """Cell-based median (Xiao et al. 2010): noisy counts on a fixed grid, then the median cell's centre.
+    """Cell-based median (Xiao et al. 2010): noisy counts on a fixed grid, then the
+    median cell's centre.
 
     [lo, hi] is cut into ``c = ceil((hi - lo) / cell_length)`` equal cells of width
     ``(hi - lo) / c`` (at most ``cell_length``; equal to it when it divides
@@ -169,19 +208,26 @@ def cell_median(values, lo, hi, epsilon, cell_length, rng) -> float:
     x = np.asarray(values, dtype=float)
     x = _values_in(x, lo, hi) if x.size else x
     cells = max(1, int(math.ceil((hi - lo) / cell_length)))
-    counts = np.bincount(quadtree._cell_index(x, lo, hi, cells), minlength=cells).astype(float)
+    counts = np.bincount(
+        quadtree._cell_index(x, lo, hi, cells), minlength=cells
+    ).astype(float)
     noisy = np.maximum(mechanisms.laplace(counts, 1.0, epsilon, rng), 0)
     return _grid_median(noisy, lo, hi)
 
 
 def _grid_median(noisy, lo, hi):
     cumulative = np.cumsum(noisy)
-    k = int(np.searchsorted(cumulative, cumulative[-1] / 2)) if cumulative[-1] > 0 else len(noisy) // 2
+    k = (
+        int(np.searchsorted(cumulative, cumulative[-1] / 2))
+        if cumulative[-1] > 0
+        else len(noisy) // 2
+    )
     return lo + (min(k, len(noisy) - 1) + 0.5) * (hi - lo) / len(noisy)
 
 
 def _em_median_segments(values, segment, lo, hi, epsilon, rng):
-    """The EM median of every segment at once (Gumbel-max over all intervals, one segmented argmax).
+    """The EM median of every segment at once (Gumbel-max over all intervals, one
+    segmented argmax).
 
     ``values`` sorted by (segment, value); ``lo``, ``hi`` the ranges of the
     ``S`` segments. Segment ``s`` owns ``n_s + 1`` consecutive intervals (its values'
@@ -191,7 +237,7 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     s = len(lo)
     n = np.bincount(segment, minlength=s)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
-    offset = start + np.arange(s)                     # first interval of each segment
+    offset = start + np.arange(s)  # first interval of each segment
     rank = np.arange(len(values)) - start[segment]
     size = len(values) + s
     left, right, k = np.empty(size), np.empty(size), np.empty(size)
@@ -199,15 +245,23 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     left[at] = np.where(rank > 0, np.concatenate([[0.0], values[:-1]]), lo[segment])
     right[at], k[at] = values, rank
     final = offset + n
-    left[final] = np.where(n > 0, values[np.maximum(start + n - 1, 0)] if len(values) else lo, lo)
+    left[final] = np.where(
+        n > 0, values[np.maximum(start + n - 1, 0)] if len(values) else lo, lo
+    )
     right[final], k[final] = hi, n
     owner_n = np.repeat(n, n + 1)
     with np.errstate(divide="ignore"):
-        score = np.log(right - left) - epsilon / 2 * np.abs(k - owner_n / 2) + rng.gumbel(size=size)
+        score = (
+            np.log(right - left)
+            - epsilon / 2 * np.abs(k - owner_n / 2)
+            + rng.gumbel(size=size)
+        )
     best = np.repeat(np.maximum.reduceat(score, offset), n + 1)
     owner = np.repeat(np.arange(s), n + 1)
-    top = np.flatnonzero(score == best)                       # ties have probability 0 unless lo = hi
-    winner = top[np.unique(owner[top], return_index=True)[1]]  # the first best interval of each segment
+    # ties have probability 0 unless lo = hi
+    top = np.flatnonzero(score == best)
+    # the first best interval of each segment
+    winner = top[np.unique(owner[top], return_index=True)[1]]
     return rng.uniform(left[winner], right[winner])
 
 
@@ -216,13 +270,21 @@ def _true_median_segments(values, segment, lo, hi):
     n = np.bincount(segment, minlength=s)
     start = np.concatenate([[0], np.cumsum(n)[:-1]])
     top = max(len(values) - 1, 0)
-    middle = (values[np.clip(start + (n - 1) // 2, 0, top)] + values[np.clip(start + n // 2, 0, top)]) / 2 \
-        if len(values) else lo
+    middle = (
+        (
+            values[np.clip(start + (n - 1) // 2, 0, top)]
+            + values[np.clip(start + n // 2, 0, top)]
+        )
+        / 2
+        if len(values)
+        else lo
+    )
     return np.where(n > 0, middle, (lo + hi) / 2)
 
 
 def segment_medians(values, segment, lo, hi, method, epsilon, rng):
-    """One median per segment: ``method`` in ``"em"``, ``"noisymean"``, ``"true"`` (not private), ``"mid"``.
+    """One median per segment: ``method`` in ``"em"``, ``"noisymean"``, ``"true"`` (not
+    private), ``"mid"``.
 
     ``values`` sorted by (segment, value), ``segment`` the index in ``[0, S)`` of each
     value's segment, ``lo``, ``hi`` the public ranges of the ``S`` segments; every value
@@ -234,7 +296,9 @@ def segment_medians(values, segment, lo, hi, method, epsilon, rng):
     data-independent midpoint (quadtree split) and costs nothing.
     """
     if method not in ("em", "noisymean", "true", "mid"):
-        raise ValueError(f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}")
+        raise ValueError(
+            f"method must be one of 'em', 'noisymean', 'true', 'mid', got {method!r}"
+        )
     values, segment, lo, hi = _segments(values, segment, lo, hi)
     if method in ("em", "noisymean"):
         epsilon, rng = positive_finite(epsilon, "epsilon"), generator(rng)
@@ -242,7 +306,8 @@ def segment_medians(values, segment, lo, hi, method, epsilon, rng):
 
 
 def _segment_medians(values, segment, lo, hi, method, epsilon, rng):
-    """Unchecked core of :func:`segment_medians` for the tree builders, whose segments are valid by construction."""
+    """Unchecked core of :func:`segment_medians` for the tree builders, whose segments
+    are valid by construction."""
     if method == "mid":
         return (lo + hi) / 2
     if method == "true":
@@ -253,20 +318,32 @@ def _segment_medians(values, segment, lo, hi, method, epsilon, rng):
 
 
 def _segments(values, segment, lo, hi):
-    """Checked inputs of :func:`segment_medians` (empty ``values`` allowed: every segment empty)."""
+    """Checked inputs of :func:`segment_medians` (empty ``values`` allowed: every
+    segment empty)."""
     lo = finite_array(lo, "lo", ndim=(1,))
     hi = finite_array(hi, "hi", ndim=(1,))
     if lo.shape != hi.shape or np.any(lo > hi):
-        raise ValueError("lo and hi must have the same length with lo <= hi in every segment")
+        raise ValueError(
+            "lo and hi must have the same length with lo <= hi in every segment"
+        )
     values = np.asarray(values, dtype=float)
     segment = np.asarray(segment)
     if values.ndim != 1 or segment.shape != values.shape:
-        raise ValueError(f"values and segment must be 1-D of equal length, got {values.shape} and {segment.shape}")
+        raise ValueError(
+            f"values and segment must be 1-D of equal length, got {values.shape} and "
+            f"{segment.shape}"
+        )
     if not values.size:
         return values, segment.astype(np.int64), lo, hi
     values = finite_array(values, "values", ndim=(1,))
-    if not np.issubdtype(segment.dtype, np.integer) or segment.min() < 0 or segment.max() >= len(lo):
-        raise ValueError(f"segment must hold integers in [0, {len(lo)}) (one range per segment)")
+    if (
+        not np.issubdtype(segment.dtype, np.integer)
+        or segment.min() < 0
+        or segment.max() >= len(lo)
+    ):
+        raise ValueError(
+            f"segment must hold integers in [0, {len(lo)}) (one range per segment)"
+        )
     if np.any((values < lo[segment]) | (values > hi[segment])):
         raise ValueError("values must lie in the [lo, hi] of their segment")
     step = np.diff(segment)

@@ -1,4 +1,5 @@
-"""The linear-time OLS post-processing of Cormode et al. (§V, Lemma 4, Theorem 5), consistency and pruning."""
+"""The linear-time OLS post-processing of Cormode et al. (§V, Lemma 4, Theorem 5),
+consistency and pruning."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from dpnn._validation import finite_array, positive_int
 from . import budgets, layout
 
 
-# --- OLS post-processing (§V, Lemma 4, Theorem 5) -------------------------------------------------
+# --- OLS post-processing (§V, Lemma 4, Theorem 5) -------------------------------------
+
 
 def ols(counts, epsilons, fanout=4):
     """The OLS estimate of Definition 3 by the three linear-time phases after Lemma 4.
@@ -22,14 +24,20 @@ def ols(counts, epsilons, fanout=4):
     Post-processing of a DP release: no privacy cost.
     """
     fanout = positive_int(fanout, "fanout", minimum=2)
-    counts = tuple(finite_array(c, f"counts[{d}]", ndim=(1,)) for d, c in enumerate(counts))
+    counts = tuple(
+        finite_array(c, f"counts[{d}]", ndim=(1,)) for d, c in enumerate(counts)
+    )
     height = len(counts) - 1
     for d, c in enumerate(counts):
-        if c.shape != (fanout ** d,):
-            raise ValueError(f"counts[{d}] must have fanout^{d} = {fanout ** d} entries, got {c.shape[0]}")
+        if c.shape != (fanout**d,):
+            raise ValueError(
+                f"counts[{d}] must have fanout^{d} = "
+                f"{fanout**d} entries, got {c.shape[0]}"
+            )
     eps2 = budgets._level_epsilons(epsilons, height) ** 2
-    weight = [eps2[height - d] for d in range(height + 1)]          # epsilon^2 of each depth
-    e = np.cumsum(float(fanout) ** np.arange(height + 1) * eps2)     # E_l, l = level
+    # epsilon^2 of each depth
+    weight = [eps2[height - d] for d in range(height + 1)]
+    e = np.cumsum(float(fanout) ** np.arange(height + 1) * eps2)  # E_l, l = level
     # Phase I: alpha_u = alpha_par(u) + eps_h(u)^2 Y_u, top-down; Z_leaf = alpha_leaf.
     alpha = weight[0] * counts[0]
     for d in range(1, height + 1):
@@ -39,7 +47,8 @@ def ols(counts, epsilons, fanout=4):
     for _ in range(height):
         z.append(layout._sum_children(z[-1], fanout))
     z = z[::-1]
-    # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2, top-down.
+    # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2,
+    # top-down.
     beta = [z[0] / e[height]]
     f_acc = np.zeros(1)
     for d in range(1, height + 1):
@@ -51,12 +60,17 @@ def ols(counts, epsilons, fanout=4):
 
 def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
     """True if every parent count equals the sum of its children's (Definition 3)."""
-    return all(np.allclose(counts[d], layout._sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol)
-               for d in range(len(counts) - 1))
+    return all(
+        np.allclose(
+            counts[d], layout._sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol
+        )
+        for d in range(len(counts) - 1)
+    )
 
 
 def prune(tree: layout.PSD, threshold) -> layout.PSD:
-    """Pruning of §VII: cut the subtree below every node whose (post-processed) count is < ``threshold``.
+    """Pruning of §VII: cut the subtree below every node whose (post-processed) count is
+    < ``threshold``.
 
     The decision reads only released counts, so it is post-processing (no privacy
     cost). A cut node becomes a leaf and is answered with the uniformity assumption.
@@ -67,5 +81,13 @@ def prune(tree: layout.PSD, threshold) -> layout.PSD:
         stop = active & ((c < threshold) if d < tree.height else True)
         leaf.append(stop)
         active = np.repeat(active & ~stop, tree.fanout)
-    return layout.PSD(box=tree.box, counts=tree.counts, epsilons=tree.epsilons, boxes=tree.boxes,
-               median_epsilon=tree.median_epsilon, leaf=tuple(leaf), name=tree.name, fanout=tree.fanout)
+    return layout.PSD(
+        box=tree.box,
+        counts=tree.counts,
+        epsilons=tree.epsilons,
+        boxes=tree.boxes,
+        median_epsilon=tree.median_epsilon,
+        leaf=tuple(leaf),
+        name=tree.name,
+        fanout=tree.fanout,
+    )

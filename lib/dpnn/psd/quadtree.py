@@ -1,4 +1,5 @@
-"""Morton order, the full quadtree's counts and boxes, and the private quadtree (Cormode et al. §III-B, §III-C)."""
+"""Morton order, the full quadtree's counts and boxes, and the private quadtree (Cormode
+et al. §III-B, §III-C)."""
 
 from __future__ import annotations
 
@@ -12,26 +13,38 @@ from . import budgets, postprocessing
 from .layout import PSD, _sum_children
 
 
-# --- Morton order and the quadtree (§III-B, §III-C) ---------------------------------------------
+# --- Morton order and the quadtree (§III-B, §III-C) -----------------------------------
+
 
 def _spread_bits(v):
     v = v.astype(np.uint64) & np.uint64(0xFFFFFFFF)
-    for shift, mask in ((16, 0x0000FFFF0000FFFF), (8, 0x00FF00FF00FF00FF), (4, 0x0F0F0F0F0F0F0F0F),
-                        (2, 0x3333333333333333), (1, 0x5555555555555555)):
+    for shift, mask in (
+        (16, 0x0000FFFF0000FFFF),
+        (8, 0x00FF00FF00FF00FF),
+        (4, 0x0F0F0F0F0F0F0F0F),
+        (2, 0x3333333333333333),
+        (1, 0x5555555555555555),
+    ):
         v = (v | (v << np.uint64(shift))) & np.uint64(mask)
     return v
 
 
 def _compact_bits(v):
     v = v.astype(np.uint64) & np.uint64(0x5555555555555555)
-    for shift, mask in ((1, 0x3333333333333333), (2, 0x0F0F0F0F0F0F0F0F), (4, 0x00FF00FF00FF00FF),
-                        (8, 0x0000FFFF0000FFFF), (16, 0x00000000FFFFFFFF)):
+    for shift, mask in (
+        (1, 0x3333333333333333),
+        (2, 0x0F0F0F0F0F0F0F0F),
+        (4, 0x00FF00FF00FF00FF),
+        (8, 0x0000FFFF0000FFFF),
+        (16, 0x00000000FFFFFFFF),
+    ):
         v = (v | (v >> np.uint64(shift))) & np.uint64(mask)
     return v
 
 
 def morton_encode(ix, iy) -> np.ndarray:
-    """Morton (Z-order) code of integer cells: bits of ``ix`` at even, of ``iy`` at odd positions."""
+    """Morton (Z-order) code of integer cells: bits of ``ix`` at even, of ``iy`` at odd
+    positions."""
     ix, iy = np.asarray(ix), np.asarray(iy)
     if np.any(ix < 0) or np.any(iy < 0):
         raise ValueError("ix and iy must be non-negative integers")
@@ -44,37 +57,51 @@ def morton_decode(code):
     if np.any(code < 0):
         raise ValueError("code must be non-negative integers")
     code = code.astype(np.uint64)
-    return _compact_bits(code).astype(np.int64), _compact_bits(code >> np.uint64(1)).astype(np.int64)
+    return _compact_bits(code).astype(np.int64), _compact_bits(
+        code >> np.uint64(1)
+    ).astype(np.int64)
 
 
 def _box(box):
     box = finite_array(box, "box", ndim=(1,))
     if box.shape != (4,) or not (box[0] < box[2] and box[1] < box[3]):
-        raise ValueError(f"box must be (x_min, y_min, x_max, y_max) with x_min < x_max and y_min < y_max, "
-                         f"got {box.tolist()}")
+        raise ValueError(
+            "box must be (x_min, y_min, x_max, y_max) "
+            "with x_min < x_max and y_min < y_max, "
+            f"got {box.tolist()}"
+        )
     return box
 
 
 def _points_in(points, box):
-    """The private points, (n, 2) inside ``box``; n = 0 is allowed (|D| is private, the box is public)."""
+    """The private points, (n, 2) inside ``box``; n = 0 is allowed (|D| is private, the
+    box is public)."""
     points = finite_array(points, "points", ndim=(2,), allow_empty=True)
     if points.shape[1] != 2:
         raise ValueError(f"points must have 2 columns, got shape {points.shape}")
-    outside = ((points[:, 0] < box[0]) | (points[:, 0] > box[2])
-               | (points[:, 1] < box[1]) | (points[:, 1] > box[3]))
+    outside = (
+        (points[:, 0] < box[0])
+        | (points[:, 0] > box[2])
+        | (points[:, 1] < box[1])
+        | (points[:, 1] > box[3])
+    )
     if np.any(outside):
-        raise ValueError(f"points must lie inside box {box.tolist()}; {int(outside.sum())} do not")
+        raise ValueError(
+            f"points must lie inside box {box.tolist()}; {int(outside.sum())} do not"
+        )
     return points
 
 
 def _cell_index(values, low, high, cells):
-    """Integer cell of each value on ``cells`` equal cells of [low, high]; ``high`` goes to the last cell."""
+    """Integer cell of each value on ``cells`` equal cells of [low, high]; ``high`` goes
+    to the last cell."""
     index = np.floor((values - low) / (high - low) * cells).astype(np.int64)
     return np.minimum(index, cells - 1)
 
 
 def quadtree_counts(points, box, height):
-    """Exact node counts of the full quadtree of height ``h`` over ``box``, one array per depth.
+    """Exact node counts of the full quadtree of height ``h`` over ``box``, one array
+    per depth.
 
     Leaves are the ``2^h x 2^h`` grid cells, stored in Morton order; each point's
     cell comes from integer division of its coordinates and the leaf counts from one
@@ -83,12 +110,15 @@ def quadtree_counts(points, box, height):
     box = _box(box)
     height = budgets._height(height)
     if height > budgets.MAX_QUADTREE_HEIGHT:
-        raise ValueError(f"height must be an integer in [0, {budgets.MAX_QUADTREE_HEIGHT}], got {height}")
+        raise ValueError(
+            "height must be an integer in [0, "
+            f"{budgets.MAX_QUADTREE_HEIGHT}], got {height}"
+        )
     points = _points_in(points, box)
-    side = 2 ** height
+    side = 2**height
     ix = _cell_index(points[:, 0], box[0], box[2], side)
     iy = _cell_index(points[:, 1], box[1], box[3], side)
-    leaves = np.bincount(morton_encode(ix, iy), minlength=4 ** height).astype(float)
+    leaves = np.bincount(morton_encode(ix, iy), minlength=4**height).astype(float)
     counts = [leaves]
     for _ in range(height):
         counts.append(_sum_children(counts[-1], 4))
@@ -96,20 +126,30 @@ def quadtree_counts(points, box, height):
 
 
 def quadtree_boxes(box, height):
-    """Node rectangles ``(x_min, y_min, x_max, y_max)`` of the quadtree, one (4^d, 4) array per depth."""
+    """Node rectangles ``(x_min, y_min, x_max, y_max)`` of the quadtree, one (4^d, 4)
+    array per depth."""
     box = _box(box)
     height = budgets._height(height)
     boxes = []
     for depth in range(height + 1):
-        ix, iy = morton_decode(np.arange(4 ** depth))
-        wx, wy = (box[2] - box[0]) / 2 ** depth, (box[3] - box[1]) / 2 ** depth
-        boxes.append(np.column_stack([box[0] + ix * wx, box[1] + iy * wy,
-                                      box[0] + (ix + 1) * wx, box[1] + (iy + 1) * wy]))
+        ix, iy = morton_decode(np.arange(4**depth))
+        wx, wy = (box[2] - box[0]) / 2**depth, (box[3] - box[1]) / 2**depth
+        boxes.append(
+            np.column_stack(
+                [
+                    box[0] + ix * wx,
+                    box[1] + iy * wy,
+                    box[0] + (ix + 1) * wx,
+                    box[1] + (iy + 1) * wy,
+                ]
+            )
+        )
     return tuple(boxes)
 
 
 def noisy_counts(counts, epsilons, rng):
-    """Laplace counts: node counts at level ``i`` get ``Lap(1 / epsilon_i)`` (Def. 2, sensitivity 1).
+    """Laplace counts: node counts at level ``i`` get ``Lap(1 / epsilon_i)`` (Def. 2,
+    sensitivity 1).
 
     ``counts`` is one array per depth (root first); ``epsilons[i]`` per level
     (leaves first). Privacy: ``sum_i epsilon_i``-DP under add/remove-one-point,
@@ -118,11 +158,17 @@ def noisy_counts(counts, epsilons, rng):
     height = len(counts) - 1
     epsilons = budgets._level_epsilons(epsilons, height)
     rng = generator(rng)
-    return tuple(mechanisms.laplace(c, 1.0, epsilons[height - d], rng) for d, c in enumerate(counts))
+    return tuple(
+        mechanisms.laplace(c, 1.0, epsilons[height - d], rng)
+        for d, c in enumerate(counts)
+    )
 
 
-def private_quadtree(points, box, height, epsilon, rng, budget="geometric", postprocess=True):
-    """The private quadtree of §III-C: full quadtree, Laplace counts, optional OLS (Lemma 4).
+def private_quadtree(
+    points, box, height, epsilon, rng, budget="geometric", postprocess=True
+):
+    """The private quadtree of §III-C: full quadtree, Laplace counts, optional OLS
+    (Lemma 4).
 
     ``budget`` is ``"uniform"``, ``"geometric"`` (Lemma 3) or an array of per-level
     budgets summing to ``epsilon``. Privacy: ``epsilon``-DP (Lemma 1); the OLS is
@@ -134,8 +180,12 @@ def private_quadtree(points, box, height, epsilon, rng, budget="geometric", post
     counts = noisy_counts(quadtree_counts(points, box, height), epsilons, rng)
     if postprocess:
         counts = postprocessing.ols(counts, epsilons)
-    return PSD(box=_box(box), counts=counts, epsilons=epsilons,
-               name=f"quad-{'opt' if postprocess else 'noisy'}")
+    return PSD(
+        box=_box(box),
+        counts=counts,
+        epsilons=epsilons,
+        name=f"quad-{'opt' if postprocess else 'noisy'}",
+    )
 
 
 def _budget(budget, epsilon, height):
@@ -144,8 +194,12 @@ def _budget(budget, epsilon, height):
             return budgets.uniform_budget(epsilon, height)
         if budget == "geometric":
             return budgets.geometric_budget(epsilon, height)
-        raise ValueError(f"budget must be 'uniform', 'geometric' or an array, got {budget!r}")
+        raise ValueError(
+            f"budget must be 'uniform', 'geometric' or an array, got {budget!r}"
+        )
     epsilons = budgets._level_epsilons(budget, height)
     if not math.isclose(float(epsilons.sum()), epsilon, rel_tol=1e-9):
-        raise ValueError(f"budget must sum to epsilon = {epsilon}, got {float(epsilons.sum())}")
+        raise ValueError(
+            f"budget must sum to epsilon = {epsilon}, got {float(epsilons.sum())}"
+        )
     return epsilons

@@ -1,9 +1,10 @@
-"""Privacy-preserving similarity search: SimHash, SimRand and a random-projection baseline.
+"""Privacy-preserving similarity search: SimHash, SimRand and a random-projection
+baseline.
 
-Source: the SimRand blog post, a post on the thesis "Privacy-preserving Similarity Search"
-(Edvardsen), which gives the eight steps of SimRand but no formulas. The
-formulas, the neighbouring relation and the proofs here are ours and are
-derived in ``notebooks/12_private_similarity_search.ipynb``.
+Source: the SimRand blog post, a post on the thesis "Privacy-preserving Similarity
+Search" (Edvardsen), which gives the eight steps of SimRand but no formulas. The
+formulas, the neighbouring relation and the proofs here are ours and are derived in
+``notebooks/12_private_similarity_search.ipynb``.
 
 * **SimHash** (Charikar, STOC 2002): ``R`` is a k x d matrix of i.i.d. N(0, 1)
   entries; a vector x is hashed to the k bits ``[R x >= 0]``. Two vectors at
@@ -34,38 +35,66 @@ for protecting real users without a vetted library.
 The package is split by idea; every public name is importable from ``dpnn.simrand``
 (the vectors of scikit-learn are loaded by :func:`dpnn.data.load_vectors`):
 
-=======================  ===============================================================
-``simhash``              SimHash: projections, bits, collisions, Hamming distances and angles
+=======================  ==========================================================
+``simhash``              SimHash: projections, bits, collisions, Hamming distances,
+                         angles
 ``flips``                SimRand: the bound K, the flip probability and the release
-``estimators``           debiased angles, their spread, the exact law and delta of the flips
+``estimators``           debiased angles, their spread, the exact law and delta of
+                         the flips
 ``projection_baseline``  the Gaussian random-projection baseline
 ``search``               k-NN search on the releases and recall (post-processing)
 ``studies``              notebook 12's experiments, clustered vectors, who wins where
-=======================  ===============================================================
+=======================  ==========================================================
 """
 
 from . import simhash, flips, estimators, projection_baseline, search, studies
 from dpnn.data import load_vectors
 from .simhash import (
-    projection, simhash, collision_probability, hamming, angle_from_hamming, angles,
+    projection,
+    simhash,
+    collision_probability,
+    hamming,
+    angle_from_hamming,
+    angles,
 )
 from .flips import (
-    check_alpha, sensitivity_bound, flip_probability, flip_bits, SimRandRelease,
+    check_alpha,
+    sensitivity_bound,
+    flip_probability,
+    flip_bits,
+    SimRandRelease,
     simrand,
 )
 from .estimators import (
-    flipped_difference_probability, debiased_angle, debiased_angle_std,
-    chebyshev_radius, simulate_hamming, exact_output_log_probabilities, exact_delta,
+    flipped_difference_probability,
+    debiased_angle,
+    debiased_angle_std,
+    chebyshev_radius,
+    simulate_hamming,
+    exact_output_log_probabilities,
+    exact_delta,
 )
 from .projection_baseline import (
-    gaussian_sigma_classical, gaussian_delta, gaussian_sigma_analytic,
-    projection_sensitivity, GaussianRelease, gaussian_projection,
+    gaussian_sigma_classical,
+    gaussian_delta,
+    gaussian_sigma_analytic,
+    projection_sensitivity,
+    GaussianRelease,
+    gaussian_projection,
     squared_distance_estimate,
 )
 from .search import knn_hamming, knn_euclidean, exact_knn_angular, recall_at
 from .studies import (
-    estimator_study, recall_table, clustered_vectors, winners, epsilons_won,
-    wins_by_setting, won_at, largest_win, wins_sentence, pi_text,
+    estimator_study,
+    recall_table,
+    clustered_vectors,
+    winners,
+    epsilons_won,
+    wins_by_setting,
+    won_at,
+    largest_win,
+    wins_sentence,
+    pi_text,
 )
 
 __all__ = [

@@ -7,12 +7,19 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpnn._validation import generator, nonnegative_finite, positive_finite, positive_int, probability_open
+from dpnn._validation import (
+    generator,
+    nonnegative_finite,
+    positive_finite,
+    positive_int,
+    probability_open,
+)
 from . import flips, simhash
 
 
 def flipped_difference_probability(theta, p, both_flipped: bool = False):
-    """Probability that one released bit differs from the compared bit, for vectors at angle theta.
+    """Probability that one released bit differs from the compared bit, for vectors at
+    angle theta.
 
     One side flipped (a released row against a query hashed exactly):
     ``p + (1 - 2p) theta / pi``. Both sides flipped independently: the same with
@@ -35,7 +42,8 @@ def _flip(p) -> float:
 
 
 def debiased_angle(h, k, p, both_flipped: bool = False):
-    """Unbiased angle estimate from h differing bits out of k after flips with probability p.
+    """Unbiased angle estimate from h differing bits out of k after flips with
+    probability p.
 
     ``E[h] = k (p + (1 - 2p) theta / pi)``, so ``pi (h / k - p) / (1 - 2p)`` has
     expectation theta (with ``p -> 2p(1-p)`` when both sides were flipped). It
@@ -49,7 +57,8 @@ def debiased_angle(h, k, p, both_flipped: bool = False):
 
 
 def debiased_angle_std(theta, k, p, both_flipped: bool = False):
-    """Standard deviation of :func:`debiased_angle`: ``pi sqrt(P (1 - P) / k) / (1 - 2p)``.
+    """Standard deviation of :func:`debiased_angle`:
+    ``pi sqrt(P (1 - P) / k) / (1 - 2p)``.
 
     h ~ Binomial(k, P) with P from :func:`flipped_difference_probability`, since
     the k hyperplanes and the flips are independent.
@@ -62,14 +71,24 @@ def debiased_angle_std(theta, k, p, both_flipped: bool = False):
 
 
 def chebyshev_radius(theta, k, p, failure, both_flipped: bool = False):
-    """t with ``Pr[|theta_hat - theta| >= t] <= failure`` by Chebyshev: ``std / sqrt(failure)``."""
+    """t with ``Pr[|theta_hat - theta| >= t] <= failure`` by Chebyshev:
+    ``std / sqrt(failure)``."""
     failure = probability_open(failure, "failure")
     return debiased_angle_std(theta, k, p, both_flipped) / math.sqrt(failure)
 
 
-def simulate_hamming(theta, k, epsilon, sensitivity, trials, rng, both_flipped: bool = False,
-                     chunk: int = 2000) -> np.ndarray:
-    """Differing bits between SimRand's release of u and the hash of v, ``trials`` independent runs.
+def simulate_hamming(
+    theta,
+    k,
+    epsilon,
+    sensitivity,
+    trials,
+    rng,
+    both_flipped: bool = False,
+    chunk: int = 2000,
+) -> np.ndarray:
+    """Differing bits between SimRand's release of u and the hash of v, ``trials``
+    independent runs.
 
     u and v are unit vectors at angle theta in the plane (only the span of u and
     v matters to SimHash, so d = 2 loses no generality). Each run draws a fresh
@@ -93,12 +112,13 @@ def simulate_hamming(theta, k, epsilon, sensitivity, trials, rng, both_flipped: 
         zv = (r @ v) >= 0
         if both_flipped:
             zv = flips.flip_bits(zv, epsilon, sensitivity, rng)
-        out[start:start + m] = np.sum(zu != zv, axis=1)
+        out[start : start + m] = np.sum(zu != zv, axis=1)
     return out
 
 
 def exact_output_log_probabilities(bits, p) -> np.ndarray:
-    """Log-probability of each of the 2^k outputs of flipping ``bits`` (length k <= 20) with p.
+    """Log-probability of each of the 2^k outputs of flipping ``bits`` (length k <= 20)
+    with p.
 
     Output z is indexed by the integer whose binary digits (most significant
     first) are z's bits. ``log P(z) = m log p + (k - m) log(1 - p)``, m the
@@ -117,7 +137,8 @@ def exact_output_log_probabilities(bits, p) -> np.ndarray:
 
 
 def exact_delta(epsilon, k, theta, sensitivity, epsilon_target=None) -> float:
-    """The exact delta of SimRand at ``epsilon_target`` for one neighbouring pair at angle theta.
+    """The exact delta of SimRand at ``epsilon_target`` for one neighbouring pair at
+    angle theta.
 
     With R public, delta(e) = E_R[ sum_z (P(z|u,R) - e^e P(z|u',R))_+ ]. Given
     H = h differing bits (H ~ Binomial(k, theta/pi)), only those h positions
@@ -127,8 +148,11 @@ def exact_delta(epsilon, k, theta, sensitivity, epsilon_target=None) -> float:
     epsilon = positive_finite(epsilon, "epsilon")
     k = positive_int(k, "k")
     sensitivity = positive_int(sensitivity, "sensitivity")
-    e_target = (epsilon if epsilon_target is None
-                else nonnegative_finite(epsilon_target, "epsilon_target"))
+    e_target = (
+        epsilon
+        if epsilon_target is None
+        else nonnegative_finite(epsilon_target, "epsilon_target")
+    )
     theta = float(theta)
     if not 0 <= theta <= np.pi:
         raise ValueError(f"theta must lie in [0, pi], got {theta!r}")

@@ -32,7 +32,8 @@ def _kl_bernoulli(a, q):
 
 
 def sensitivity_bound(k, alpha, delta, method: str = "exact") -> int:
-    """K: the number of SimHash bits two neighbours can differ in, except with probability <= delta.
+    """K: the number of SimHash bits two neighbours can differ in, except with
+    probability <= delta.
 
     Two rows at angle theta <= alpha differ in H ~ Binomial(k, theta / pi) bits,
     which is stochastically dominated by Binomial(k, alpha / pi). K is the
@@ -67,14 +68,16 @@ def sensitivity_bound(k, alpha, delta, method: str = "exact") -> int:
 
 
 def flip_probability(epsilon, sensitivity) -> float:
-    """``p = 1 / (1 + e^(epsilon / K))``: randomized response at ``epsilon / K`` per bit."""
+    """``p = 1 / (1 + e^(epsilon / K))``: randomized response at ``epsilon / K`` per
+    bit."""
     epsilon = positive_finite(epsilon, "epsilon")
     sensitivity = positive_int(sensitivity, "sensitivity")
     return float(special.expit(-epsilon / sensitivity))
 
 
 def flip_bits(bits, epsilon, sensitivity, rng) -> np.ndarray:
-    """SimRand's noise (steps 5-8): flip each bit independently with p = 1/(1 + e^(epsilon/K)).
+    """SimRand's noise (steps 5-8): flip each bit independently with
+    p = 1/(1 + e^(epsilon/K)).
 
     This is :func:`dpnn.mechanisms.randomized_response` at ``epsilon / K`` per
     bit (its keep probability e^(eps/K) / (1 + e^(eps/K)) is 1 - p).
@@ -101,16 +104,20 @@ class SimRandRelease:
 
     def __repr__(self):
         n, k = self.bits.shape
-        return (f"SimRandRelease(n={n}, k={k}, epsilon={self.epsilon}, delta={self.delta}, "
-                f"alpha={self.alpha:.4g}, K={self.sensitivity}, p={self.flip:.4g})")
+        return (
+            f"SimRandRelease(n={n}, k={k}, epsilon={self.epsilon}, delta={self.delta}, "
+            f"alpha={self.alpha:.4g}, K={self.sensitivity}, p={self.flip:.4g})"
+        )
 
 
 def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandRelease:
-    """SimRand (the blog post's eight steps): SimHash to k bits, then flip each with p = 1/(1+e^(eps/K)).
+    """SimRand (the blog post's eight steps): SimHash to k bits, then flip each bit
+    with p = 1/(1+e^(eps/K)).
 
     Steps: (1) R ~ N(0,1)^{k x d}; (2) Y = X R^T; (3) bits [Y >= 0];
-    (4) K = :func:`sensitivity_bound` (k, alpha, delta); (5) p = :func:`flip_probability`;
-    (6) U ~ Uniform[0,1)^{n x k}; (7) flips [U < p]; (8) Z = bits XOR flips.
+    (4) K = :func:`sensitivity_bound` (k, alpha, delta);
+    (5) p = :func:`flip_probability`; (6) U ~ Uniform[0,1)^{n x k};
+    (7) flips [U < p]; (8) Z = bits XOR flips.
 
     Privacy: (epsilon, delta)-DP for the pair (R, Z) under the relation "replace
     one row by one at angle <= alpha" (proof in notebook 12): given R, two
@@ -129,5 +136,6 @@ def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandR
     bits = simhash.simhash(x, r)  # steps 2-3
     sensitivity = sensitivity_bound(k, alpha, delta, method)  # step 4
     p = flip_probability(epsilon, sensitivity)  # step 5
-    released = flip_bits(bits, epsilon, sensitivity, rng)  # steps 6-8: XOR with Bernoulli(p) flips
+    # steps 6-8: XOR with Bernoulli(p) flips
+    released = flip_bits(bits, epsilon, sensitivity, rng)
     return SimRandRelease(r, released, epsilon, delta, alpha, sensitivity, p)

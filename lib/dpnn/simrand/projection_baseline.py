@@ -18,7 +18,8 @@ from .simhash import _rows
 
 
 def gaussian_sigma_classical(sensitivity, epsilon, delta) -> float:
-    """Classical Gaussian calibration ``sigma = Delta sqrt(2 ln(1.25 / delta)) / epsilon``.
+    """Classical Gaussian calibration
+    ``sigma = Delta sqrt(2 ln(1.25 / delta)) / epsilon``.
 
     Dwork and Roth, *The Algorithmic Foundations of Differential Privacy* (2014),
     Thm A.1: N(0, sigma^2) noise on a query of L2 sensitivity Delta is
@@ -28,16 +29,20 @@ def gaussian_sigma_classical(sensitivity, epsilon, delta) -> float:
     epsilon = positive_finite(epsilon, "epsilon")
     delta = probability_open(delta, "delta")
     if epsilon >= 1:
-        raise ValueError(f"epsilon must be in (0, 1) for the classical calibration, got {epsilon!r}")
+        raise ValueError(
+            f"epsilon must be in (0, 1) for the classical calibration, got {epsilon!r}"
+        )
     return sensitivity * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
 
 
 def gaussian_delta(sigma, sensitivity, epsilon) -> float:
-    """Exact delta of the Gaussian mechanism at epsilon (Balle and Wang, ICML 2018, Thm 8).
+    """Exact delta of the Gaussian mechanism at epsilon (Balle and Wang, ICML 2018, Thm
+    8).
 
-    ``delta = Phi(Delta/(2 sigma) - epsilon sigma/Delta) - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta)``,
-    the smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP.
-    Evaluated with log-CDFs so large epsilon does not overflow.
+    ``delta = Phi(Delta/(2 sigma) - epsilon sigma/Delta)
+    - e^epsilon Phi(-Delta/(2 sigma) - epsilon sigma/Delta)``,
+    the smallest delta for which N(0, sigma^2) noise is (epsilon, delta)-DP. Evaluated
+    with log-CDFs so large epsilon does not overflow.
     """
     sigma = positive_finite(sigma, "sigma")
     sensitivity = positive_finite(sensitivity, "sensitivity")
@@ -65,12 +70,20 @@ def gaussian_sigma_analytic(sensitivity, epsilon, delta) -> float:
         hi *= 2
     while gaussian_delta(lo, sensitivity, epsilon) < delta:
         lo /= 2
-    return float(optimize.brentq(lambda s: gaussian_delta(s, sensitivity, epsilon) - delta,
-                                 lo, hi, xtol=1e-14 * sensitivity, rtol=1e-12))
+    return float(
+        optimize.brentq(
+            lambda s: gaussian_delta(s, sensitivity, epsilon) - delta,
+            lo,
+            hi,
+            xtol=1e-14 * sensitivity,
+            rtol=1e-12,
+        )
+    )
 
 
 def projection_sensitivity(k, alpha, delta) -> float:
-    """L2 sensitivity of ``R u / sqrt(k)`` for unit rows at angle <= alpha, except w.p. delta over R.
+    """L2 sensitivity of ``R u / sqrt(k)`` for unit rows at angle <= alpha, except w.p.
+    delta over R.
 
     ``||u - u'|| <= 2 sin(alpha / 2)`` for unit vectors, and
     ``k ||R v / sqrt(k)||^2 / ||v||^2 ~ chi^2_k`` for any fixed v. So with
@@ -85,9 +98,12 @@ def projection_sensitivity(k, alpha, delta) -> float:
 
 
 class GaussianRelease:
-    """What the baseline publishes: the projection, the noisy projected rows and the parameters."""
+    """What the baseline publishes: the projection, the noisy projected rows and the
+    parameters."""
 
-    def __init__(self, r, points, epsilon, delta, alpha, sensitivity, sigma, calibration):
+    def __init__(
+        self, r, points, epsilon, delta, alpha, sensitivity, sigma, calibration
+    ):
         self.r = r
         self.points = points
         self.epsilon = epsilon
@@ -98,14 +114,19 @@ class GaussianRelease:
         self.calibration = calibration
 
     def project(self, queries) -> np.ndarray:
-        """Queries mapped the same way as the released rows: unit length, then R q / sqrt(k)."""
+        """Queries mapped the same way as the released rows: unit length, then R q /
+        sqrt(k)."""
         q = _unit(_rows(queries, "queries"))
         return q @ self.r.T / math.sqrt(self.r.shape[0])
 
     def __repr__(self):
         n, k = self.points.shape
-        return (f"GaussianRelease(n={n}, k={k}, epsilon={self.epsilon}, delta={self.delta}, "
-                f"alpha={self.alpha:.4g}, sensitivity={self.sensitivity:.4g}, sigma={self.sigma:.4g})")
+        return (
+            f"GaussianRelease(n={n}, k={k}, epsilon={self.epsilon}, "
+            f"delta={self.delta}, "
+            f"alpha={self.alpha:.4g}, sensitivity={self.sensitivity:.4g}, "
+            f"sigma={self.sigma:.4g})"
+        )
 
 
 def _unit(x) -> np.ndarray:
@@ -115,9 +136,11 @@ def _unit(x) -> np.ndarray:
     return x / norms
 
 
-def gaussian_projection(x, k, epsilon, delta, alpha, rng, calibration: str = "analytic",
-                        split: float = 0.5) -> GaussianRelease:
-    """Baseline release: unit rows, ``R u / sqrt(k)`` plus N(0, sigma^2) noise per coordinate.
+def gaussian_projection(
+    x, k, epsilon, delta, alpha, rng, calibration: str = "analytic", split: float = 0.5
+) -> GaussianRelease:
+    """Baseline release: unit rows, ``R u / sqrt(k)`` plus N(0, sigma^2) noise per
+    coordinate.
 
     The budget delta is split: ``split * delta`` for the event that R stretches
     the difference of two neighbours beyond :func:`projection_sensitivity`, the
@@ -142,9 +165,13 @@ def gaussian_projection(x, k, epsilon, delta, alpha, rng, calibration: str = "an
     elif calibration == "classical":
         sigma = gaussian_sigma_classical(sensitivity, epsilon, (1 - split) * delta)
     else:
-        raise ValueError(f"calibration must be 'analytic' or 'classical', got {calibration!r}")
+        raise ValueError(
+            f"calibration must be 'analytic' or 'classical', got {calibration!r}"
+        )
     points = x @ r.T / math.sqrt(k) + rng.normal(0.0, sigma, size=(x.shape[0], k))
-    return GaussianRelease(r, points, epsilon, delta, alpha, sensitivity, sigma, calibration)
+    return GaussianRelease(
+        r, points, epsilon, delta, alpha, sensitivity, sigma, calibration
+    )
 
 
 def squared_distance_estimate(released, projected_queries, sigma) -> np.ndarray:
@@ -156,5 +183,5 @@ def squared_distance_estimate(released, projected_queries, sigma) -> np.ndarray:
     """
     z = np.atleast_2d(np.asarray(released, dtype=float))
     q = np.atleast_2d(np.asarray(projected_queries, dtype=float))
-    sq = (np.sum(q**2, axis=1)[:, None] - 2 * q @ z.T + np.sum(z**2, axis=1)[None, :])
+    sq = np.sum(q**2, axis=1)[:, None] - 2 * q @ z.T + np.sum(z**2, axis=1)[None, :]
     return sq - z.shape[1] * sigma**2

@@ -22,8 +22,9 @@ def _top(scores, n_neighbours) -> np.ndarray:
     scores = np.asarray(scores, dtype=float)
     m, n = scores.shape
     if n_neighbours > n:
-        raise ValueError(f"n_neighbours must be at most the {n} released rows, "
-                         f"got {n_neighbours}")
+        raise ValueError(
+            f"n_neighbours must be at most the {n} released rows, got {n_neighbours}"
+        )
     width = n // n_neighbours
     blocks = scores[:, : n_neighbours * width].reshape(m, n_neighbours, width)
     bound = blocks.min(axis=2).max(axis=1)
@@ -33,8 +34,11 @@ def _top(scores, n_neighbours) -> np.ndarray:
     return columns[order][first[:, None] + np.arange(n_neighbours)]
 
 
-def knn_hamming(release: flips.SimRandRelease, queries, n_neighbours, rng=None) -> np.ndarray:
-    """k nearest released rows to each query in Hamming distance: (m, n_neighbours) indices.
+def knn_hamming(
+    release: flips.SimRandRelease, queries, n_neighbours, rng=None
+) -> np.ndarray:
+    """k nearest released rows to each query in Hamming distance: (m, n_neighbours)
+    indices.
 
     Queries are hashed exactly with the public R (they are the querier's own
     vectors). Hamming distances are integers with many ties; with ``rng`` ties
@@ -48,17 +52,23 @@ def knn_hamming(release: flips.SimRandRelease, queries, n_neighbours, rng=None) 
     return _top(scores, n_neighbours)
 
 
-def knn_euclidean(release: projection_baseline.GaussianRelease, queries, n_neighbours) -> np.ndarray:
-    """k nearest released rows to each projected query in Euclidean distance: (m, n_neighbours).
+def knn_euclidean(
+    release: projection_baseline.GaussianRelease, queries, n_neighbours
+) -> np.ndarray:
+    """k nearest released rows to each projected query in Euclidean distance: (m,
+    n_neighbours).
 
     Post-processing of the release, so it costs no further privacy.
     """
-    scores = projection_baseline.squared_distance_estimate(release.points, release.project(queries), release.sigma)
+    scores = projection_baseline.squared_distance_estimate(
+        release.points, release.project(queries), release.sigma
+    )
     return _top(scores, n_neighbours)
 
 
 def exact_knn_angular(x, queries, n_neighbours) -> np.ndarray:
-    """The true k nearest rows of x to each query by angle (cosine similarity): (m, n_neighbours)."""
+    """The true k nearest rows of x to each query by angle (cosine similarity): (m,
+    n_neighbours)."""
     x = _unit(_rows(x))
     q = _unit(_rows(queries, "queries"))
     return _top(-(q @ x.T), n_neighbours)
@@ -69,6 +79,9 @@ def recall_at(found, truth) -> np.ndarray:
     found = np.asarray(found)
     truth = np.asarray(truth)
     if found.shape[0] != truth.shape[0]:
-        raise ValueError(f"found and truth must have one row per query, got {found.shape} and {truth.shape}")
+        raise ValueError(
+            "found and truth must have one row per "
+            f"query, got {found.shape} and {truth.shape}"
+        )
     hits = (found[:, :, None] == truth[:, None, :]).any(axis=2).sum(axis=1)
     return hits / truth.shape[1]

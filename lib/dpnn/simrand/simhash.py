@@ -13,7 +13,8 @@ from dpnn._validation import finite_array, generator, positive_int
 
 
 def projection(k, d, rng) -> np.ndarray:
-    """A k x d matrix of i.i.d. standard normal entries (SimHash's k random hyperplanes)."""
+    """A k x d matrix of i.i.d. standard normal entries (SimHash's k random
+    hyperplanes)."""
     k = positive_int(k, "k")
     d = positive_int(d, "d")
     return generator(rng).standard_normal((k, d))
@@ -33,12 +34,15 @@ def simhash(x, r) -> np.ndarray:
     x = _rows(x)
     r = finite_array(r, "r", ndim=(2,))
     if r.shape[1] != x.shape[1]:
-        raise ValueError(f"r must have d = {x.shape[1]} columns to match x, got shape {r.shape}")
+        raise ValueError(
+            f"r must have d = {x.shape[1]} columns to match x, got shape {r.shape}"
+        )
     return (x @ r.T) >= 0
 
 
 def collision_probability(theta):
-    """``1 - theta / pi``: the probability one SimHash bit agrees on two vectors at angle theta."""
+    """``1 - theta / pi``: the probability one SimHash bit agrees on two vectors at
+    angle theta."""
     theta = np.asarray(theta, dtype=float)
     if np.any(~np.isfinite(theta)) or np.any(theta < 0) or np.any(theta > np.pi):
         raise ValueError("theta must lie in [0, pi]")
@@ -46,7 +50,8 @@ def collision_probability(theta):
 
 
 def hamming(a, b) -> np.ndarray:
-    """Pairwise Hamming distances between the rows of bit arrays a (n, k) and b (m, k): (n, m).
+    """Pairwise Hamming distances between the rows of bit arrays a (n, k) and b (m, k):
+    (n, m).
 
     Computed as |a_i| + |b_j| - 2 a_i . b_j with one matrix product over all
     pairs; every term is an integer below 2^24, so float32 holds it exactly.
@@ -64,7 +69,8 @@ def hamming(a, b) -> np.ndarray:
 
 
 def angle_from_hamming(h, k):
-    """Charikar's unbiased angle estimate ``pi * h / k`` from h differing bits out of k."""
+    """Charikar's unbiased angle estimate ``pi * h / k`` from h differing bits out of
+    k."""
     k = positive_int(k, "k")
     return np.pi * np.asarray(h, dtype=float) / k
 

@@ -19,7 +19,8 @@ from .simhash import _rows
 
 
 def estimator_study(theta, k_values, epsilon_values, alpha, delta, trials, rng):
-    """Simulated mean, spread and 90% error of the de-biased angle estimator against its theory.
+    """Simulated mean, spread and 90% error of the de-biased angle estimator against its
+    theory.
 
     One row per (k, epsilon): SimRand's K and flip probability p for angle bound
     ``alpha`` and ``delta``, the mean and standard error of
@@ -34,17 +35,45 @@ def estimator_study(theta, k_values, epsilon_values, alpha, delta, trials, rng):
         sensitivity = flips.sensitivity_bound(k, alpha, delta)
         for epsilon in epsilon_values:
             p = flips.flip_probability(epsilon, sensitivity)
-            estimate = estimators.debiased_angle(estimators.simulate_hamming(theta, k, epsilon, sensitivity, trials, rng), k, p)
-            rows.append({"k": k, "epsilon": epsilon, "K": sensitivity, "p": p, "mean": estimate.mean(),
-                         "se": estimate.std(ddof=1) / np.sqrt(trials), "std": estimate.std(ddof=1),
-                         "std_theory": estimators.debiased_angle_std(theta, k, p),
-                         "q90": np.quantile(np.abs(estimate - theta), 0.9),
-                         "chebyshev90": estimators.chebyshev_radius(theta, k, p, 0.1)})
+            estimate = estimators.debiased_angle(
+                estimators.simulate_hamming(
+                    theta, k, epsilon, sensitivity, trials, rng
+                ),
+                k,
+                p,
+            )
+            rows.append(
+                {
+                    "k": k,
+                    "epsilon": epsilon,
+                    "K": sensitivity,
+                    "p": p,
+                    "mean": estimate.mean(),
+                    "se": estimate.std(ddof=1) / np.sqrt(trials),
+                    "std": estimate.std(ddof=1),
+                    "std_theory": estimators.debiased_angle_std(theta, k, p),
+                    "q90": np.quantile(np.abs(estimate - theta), 0.9),
+                    "chebyshev90": estimators.chebyshev_radius(theta, k, p, 0.1),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats, delta, rng, ceiling=False):
-    """Recall@n_neighbours of SimRand and the Gaussian baseline over a grid: a pandas DataFrame.
+def recall_table(
+    data,
+    alphas,
+    ks,
+    epsilons,
+    *,
+    n_queries,
+    n_neighbours,
+    repeats,
+    delta,
+    rng,
+    ceiling=False,
+):
+    """Recall@n_neighbours of SimRand and the Gaussian baseline over a grid: a pandas
+    DataFrame.
 
     The rows of ``data`` are shuffled; the first ``n_queries`` become queries
     (hashed or projected exactly), the rest are released, ``repeats`` times per
@@ -70,7 +99,9 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
     n_queries = positive_int(n_queries, "n_queries")
     repeats = positive_int(repeats, "repeats")
     if n_queries + n_neighbours > data.shape[0]:
-        raise ValueError(f"n_queries + n_neighbours must be at most the {data.shape[0]} rows of data")
+        raise ValueError(
+            f"n_queries + n_neighbours must be at most the {data.shape[0]} rows of data"
+        )
     rng = generator(rng)
     order = rng.permutation(data.shape[0])
     queries, database = data[order[:n_queries]], data[order[n_queries:]]
@@ -83,14 +114,43 @@ def recall_table(data, alphas, ks, epsilons, *, n_queries, n_neighbours, repeats
                 per_query = {"SimRand": [], "Gaussian RP": []}
                 for _ in range(repeats):
                     sim = flips.simrand(database, k, epsilon, delta, alpha, rng)
-                    per_query["SimRand"].append(search.recall_at(search.knn_hamming(sim, queries, n_neighbours, rng), truth))
-                    gau = projection_baseline.gaussian_projection(database, k, epsilon, delta, alpha, rng)
-                    per_query["Gaussian RP"].append(search.recall_at(search.knn_euclidean(gau, queries, n_neighbours), truth))
+                    per_query["SimRand"].append(
+                        search.recall_at(
+                            search.knn_hamming(sim, queries, n_neighbours, rng), truth
+                        )
+                    )
+                    gau = projection_baseline.gaussian_projection(
+                        database, k, epsilon, delta, alpha, rng
+                    )
+                    per_query["Gaussian RP"].append(
+                        search.recall_at(
+                            search.knn_euclidean(gau, queries, n_neighbours), truth
+                        )
+                    )
                 for method, per_repeat in per_query.items():
-                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon,
-                                 "method": method, **_errors(per_repeat)})
+                    rows.append(
+                        {
+                            "alpha/pi": alpha / np.pi,
+                            "k": k,
+                            "epsilon": epsilon,
+                            "method": method,
+                            **_errors(per_repeat),
+                        }
+                    )
     if ceiling:
-        rows.extend(_ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, ceiling_rng))
+        rows.extend(
+            _ceiling_rows(
+                database,
+                queries,
+                truth,
+                alphas,
+                ks,
+                epsilons,
+                n_neighbours,
+                repeats,
+                ceiling_rng,
+            )
+        )
     return pd.DataFrame(rows)
 
 
@@ -102,33 +162,63 @@ def _errors(per_repeat) -> dict:
     mean = float(values.mean())
     se_queries = float(values.std(ddof=1) / math.sqrt(values.size))
     if len(values) < 2:
-        return {"recall": mean, "se": se_queries, "se_queries": se_queries,
-                "se_projections": float("nan")}
+        return {
+            "recall": mean,
+            "se": se_queries,
+            "se_queries": se_queries,
+            "se_projections": float("nan"),
+        }
     _, se_projections = clustered_mean(values)
     _, se = crossed_mean(values)
-    return {"recall": mean, "se": se, "se_queries": se_queries,
-            "se_projections": se_projections}
+    return {
+        "recall": mean,
+        "se": se,
+        "se_queries": se_queries,
+        "se_projections": se_projections,
+    }
 
 
-def _ceiling_rows(database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng):
-    """Recall of SimHash (Hamming on exact bits) and of a JL projection (Euclidean, no noise)."""
+def _ceiling_rows(
+    database, queries, truth, alphas, ks, epsilons, n_neighbours, repeats, rng
+):
+    """Recall of SimHash (Hamming on exact bits) and of a JL projection (Euclidean, no
+    noise)."""
     unit_db, unit_q = _unit(database), _unit(queries)
     rows = []
     for k in ks:
         per_query = {"SimHash, no noise": [], "JL projection, no noise": []}
         for _ in range(repeats):
             r = simhash.projection(k, database.shape[1], rng)
-            bits = flips.SimRandRelease(r, simhash.simhash(database, r), float("inf"), 0.0, 0.0, 0, 0.0)
-            per_query["SimHash, no noise"].append(search.recall_at(search.knn_hamming(bits, queries, n_neighbours, rng), truth))
+            bits = flips.SimRandRelease(
+                r, simhash.simhash(database, r), float("inf"), 0.0, 0.0, 0, 0.0
+            )
+            per_query["SimHash, no noise"].append(
+                search.recall_at(
+                    search.knn_hamming(bits, queries, n_neighbours, rng), truth
+                )
+            )
             pq, pd_ = unit_q @ r.T, unit_db @ r.T
-            squared = (pq ** 2).sum(axis=1)[:, None] + (pd_ ** 2).sum(axis=1)[None, :] - 2 * pq @ pd_.T
-            per_query["JL projection, no noise"].append(search.recall_at(_top(squared, n_neighbours), truth))
+            squared = (
+                (pq**2).sum(axis=1)[:, None]
+                + (pd_**2).sum(axis=1)[None, :]
+                - 2 * pq @ pd_.T
+            )
+            per_query["JL projection, no noise"].append(
+                search.recall_at(_top(squared, n_neighbours), truth)
+            )
         for method, values in per_query.items():
             errors = _errors(values)
             for alpha in alphas:
                 for epsilon in epsilons:
-                    rows.append({"alpha/pi": alpha / np.pi, "k": k, "epsilon": epsilon,
-                                 "method": method, **errors})
+                    rows.append(
+                        {
+                            "alpha/pi": alpha / np.pi,
+                            "k": k,
+                            "epsilon": epsilon,
+                            "method": method,
+                            **errors,
+                        }
+                    )
     return rows
 
 

@@ -82,7 +82,9 @@ def _rows(tree, found, neighborhood):
     if neighborhood:  # neighbourhoods of one query's points may overlap
         keep[:, 1:] &= found[:, 1:] != found[:, :-1]
     counts = np.count_nonzero(keep, axis=1)
-    return _compact(found, keep).astype(np.intp), np.concatenate([[0], np.cumsum(counts)])
+    return _compact(found, keep).astype(np.intp), np.concatenate(
+        [[0], np.cumsum(counts)]
+    )
 
 
 def _blocks(source, lo, hi):

@@ -1,9 +1,10 @@
 """Per-level EMQUERY budget schedules of DP-TT, scaled to one composed budget.
 
-The follow-up (d1shs0ap/dpnn, src/schedulers.py lines 3-7 and 19-21) gives each tree level its own
-EMQUERY budget: constant, linearly decreasing ("linear") and linearly increasing ("reverse_linear",
-tuned by hand for a tree of height 14). Here the three families share one shape parameter and are
-scaled so that the traversal's own accountant composes them to exactly the same budget.
+The follow-up (d1shs0ap/dpnn, src/schedulers.py lines 3-7 and 19-21) gives each tree
+level its own EMQUERY budget: constant, linearly decreasing ("linear") and linearly
+increasing ("reverse_linear", tuned by hand for a tree of height 14). Here the three
+families share one shape parameter and are scaled so that the traversal's own accountant
+composes them to exactly the same budget.
 """
 
 from __future__ import annotations
@@ -19,9 +20,20 @@ __all__ = ["SCHEDULES", "epsilon_schedule"]
 SCHEDULES = ("constant", "decreasing", "increasing")
 
 
-def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility: str = "cmp",
-                     variant: str = "basic", splits: int = 0, method: str = "basic", delta=None) -> np.ndarray:
-    """Per-level EMQUERY budgets of one ``family`` whose composition is exactly ``total``.
+def epsilon_schedule(
+    family: str,
+    tree_height: int,
+    total,
+    *,
+    ratio=3.0,
+    utility: str = "cmp",
+    variant: str = "basic",
+    splits: int = 0,
+    method: str = "basic",
+    delta=None,
+) -> np.ndarray:
+    """Per-level EMQUERY budgets of one ``family`` whose composition is exactly
+    ``total``.
 
     Shapes over the levels 0 (root) .. ``tree_height - 1``: ``"constant"`` (all
     equal), ``"decreasing"`` (linear from ``ratio`` at the root down to 1 at the
@@ -45,38 +57,55 @@ def epsilon_schedule(family: str, tree_height: int, total, *, ratio=3.0, utility
     total = positive_finite(total, "total")
     ratio = positive_finite(ratio, "ratio")
     if ratio < 1:
-        raise ValueError(f"ratio must be >= 1 (root budget over last-level budget), got {ratio}")
+        raise ValueError(
+            f"ratio must be >= 1 (root budget over last-level budget), got {ratio}"
+        )
     if utility not in UTILITIES:
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    splits = positive_int(splits, "splits", minimum=0)  # 2.5 is refused here, not by dptt
+    # 2.5 is refused here, not by dptt
+    splits = positive_int(splits, "splits", minimum=0)
     if method not in Accountant.METHODS:
         raise ValueError(f"method must be one of {Accountant.METHODS}, got {method!r}")
     if method != "basic" and delta is None:
-        raise ValueError(f"delta must be given (a number in (0, 1)) for method {method!r}")
+        raise ValueError(
+            f"delta must be given (a number in (0, 1)) for method {method!r}"
+        )
     per_level = em_calls_formula(variant, tree_height, splits)
     if not per_level.any():
-        raise ValueError(f"variant {variant!r} with splits={splits} makes no exponential-mechanism call "
-                         f"on a tree of height {tree_height}; there is nothing to schedule")
-    shape = {"constant": np.ones(tree_height), "decreasing": np.linspace(ratio, 1.0, tree_height),
-             "increasing": np.linspace(1.0, ratio, tree_height)}[family]
+        raise ValueError(
+            f"variant {variant!r} with splits={splits} "
+            "makes no exponential-mechanism call "
+            f"on a tree of height {tree_height}; there is nothing to schedule"
+        )
+    shape = {
+        "constant": np.ones(tree_height),
+        "decreasing": np.linspace(ratio, 1.0, tree_height),
+        "increasing": np.linspace(1.0, ratio, tree_height),
+    }[family]
     shape = shape / shape.max()
 
     def composed(scale):
-        return dptt_ledger(scale * shape, utility, variant, splits).epsilon(delta, method)
+        return dptt_ledger(scale * shape, utility, variant, splits).epsilon(
+            delta, method
+        )
 
     if method == "basic":  # homogeneous of degree one in the scale
         return shape * (total / composed(1.0))
     log_total = np.log(total)
     high = total / composed(1.0) if composed(1.0) > 0 else 1.0
-    low = high  # composed(s) >= basic-free bounds are increasing in s: bracket by doubling
+    # composed(s) >= basic-free bounds are increasing in s: bracket by doubling
+    low = high
     while composed(low) > total:
         low /= 2
     while composed(high) < total:
         high *= 2
-    # The PLD value is a step function of the scale (its grid), exact only to its stated discretisation
-    # error, so searching it past a relative 1e-6 only costs evaluations; the others are smooth.
+    # The PLD value is a step function of the scale (its grid), exact only to its stated
+    # discretisation error, so searching it past a relative 1e-6 only costs evaluations;
+    # the others are smooth.
     tolerance = 1e-6 if method == "pld" else 1e-12
-    scale = brentq(lambda s: np.log(composed(s)) - log_total, low, high, xtol=1e-14, rtol=tolerance)
+    scale = brentq(
+        lambda s: np.log(composed(s)) - log_total, low, high, xtol=1e-14, rtol=tolerance
+    )
     return shape * scale

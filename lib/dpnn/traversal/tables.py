@@ -97,16 +97,23 @@ def left_until(tree: KDTree, stop_height: int) -> tuple[np.ndarray, int, int]:
     if key not in tree.cache:
         child_of = np.where(tree.height > stop_height, tree.left, -1)
         walks = np.flatnonzero(child_of >= 0)
-        stops = np.concatenate([tree.left[walks], tree.right[walks]]) if walks.size \
+        stops = (
+            np.concatenate([tree.left[walks], tree.right[walks]])
+            if walks.size
             else np.array([0])
+        )
         stops = stops[child_of[stops] < 0]
-        tree.cache[key] = (child_of, int(tree.depth[stops].min()),
-                           int(tree.depth[stops].max()))
+        tree.cache[key] = (
+            child_of,
+            int(tree.depth[stops].min()),
+            int(tree.depth[stops].max()),
+        )
     return tree.cache[key]
 
 
 def stop_order(tree: KDTree, stop_height: int) -> np.ndarray:
-    """``tree.order`` sorted by point index within the block of every node where E stops.
+    """``tree.order`` sorted by point index within the block of every node where E
+    stops.
 
     A traversal that stops at the first node of height <= ``stop_height`` stops at a
     node of a cut of the tree; the blocks ``lo:hi`` of the cut's nodes partition the

@@ -1,4 +1,5 @@
-"""DP-TT's variants and utilities by name, their argument checks, and their privacy ledger.
+"""DP-TT's variants and utilities by name, their argument checks, and their privacy
+ledger.
 
 :func:`parse_variant` reads the thesis's names (basic, P<s>, E<s>, GS, N<B>, GS-N<B>);
 :func:`em_calls_formula` counts the worst-case exponential-mechanism calls per tree
@@ -26,23 +27,34 @@ def _schedule(tree: KDTree, epsilon) -> np.ndarray:
         return np.full(max(tree.tree_height, 1), positive_finite(epsilon, "epsilon"))
     schedule = finite_array(epsilon, "epsilon", ndim=(1,))
     if len(schedule) != tree.tree_height or np.any(schedule <= 0):
-        raise ValueError(f"epsilon must be a number > 0 or an array of {tree.tree_height} numbers > 0 "
-                         f"(one per tree level), got {len(schedule)} values")
+        raise ValueError(
+            "epsilon must be a number > 0 or an "
+            f"array of {tree.tree_height} numbers > 0 "
+            f"(one per tree level), got {len(schedule)} values"
+        )
     return schedule
 
 
 def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
     if not isinstance(tree, KDTree) or not tree.leaf_only:
-        raise ValueError("tree must be a leaf-only KDTree (dpnn.trees.build_tree(points, leaf_only=True))")
+        raise ValueError(
+            "tree must be a leaf-only KDTree (dpnn.trees.build_tree(points, "
+            "leaf_only=True))"
+        )
     q = finite_array(queries, "queries", ndim=(1, 2))
     q = q.reshape(-1, 1) if q.ndim == 1 else q
     if q.shape[1] != tree.dimension:
-        raise ValueError(f"queries must have dimension {tree.dimension} like the tree, got shape {np.shape(queries)}")
+        raise ValueError(
+            f"queries must have dimension {tree.dimension} like the tree, got shape "
+            f"{np.shape(queries)}"
+        )
     if utility not in UTILITIES:
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
     if utility == "dis":
         if sensitivity is None:
-            raise ValueError("sensitivity must be given for the DIS utility (a number > 0, e.g. 1e9)")
+            raise ValueError(
+                "sensitivity must be given for the DIS utility (a number > 0, e.g. 1e9)"
+            )
         sensitivity = positive_finite(sensitivity, "sensitivity")
     elif sensitivity not in (None, 1, 1.0):
         raise ValueError(f"sensitivity of the CMP utility is 1; got {sensitivity!r}")
@@ -54,35 +66,51 @@ def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
         raise ValueError(f"splits must be an integer, got {splits!r}")
     if variant in ("parallel", "early"):
         if not 1 <= splits <= tree.tree_height:
-            raise ValueError(f"splits must be between 1 and the tree height {tree.tree_height} "
-                             f"for variant {variant!r}, got {splits}")
+            raise ValueError(
+                f"splits must be between 1 and the tree height {tree.tree_height} "
+                f"for variant {variant!r}, got {splits}"
+            )
     elif splits != 0:
         raise ValueError(f"splits must be 0 for variant {variant!r}, got {splits}")
-    if isinstance(neighborhood, bool) or not isinstance(neighborhood, (int, np.integer)) \
-            or not 0 <= neighborhood <= len(tree.points):
-        raise ValueError(f"neighborhood must be an integer between 0 and {len(tree.points)}, got {neighborhood!r}")
+    if (
+        isinstance(neighborhood, bool)
+        or not isinstance(neighborhood, (int, np.integer))
+        or not 0 <= neighborhood <= len(tree.points)
+    ):
+        raise ValueError(
+            f"neighborhood must be an integer between 0 and {len(tree.points)}, got "
+            f"{neighborhood!r}"
+        )
     return q, sensitivity
 
 
 def _check_scale(schedule, sensitivity):
-    """Every level's ``epsilon / (2 sensitivity)`` must be finite, else equal utilities give NaN turns."""
+    """Every level's ``epsilon / (2 sensitivity)`` must be finite, else equal utilities
+    give NaN turns."""
     with np.errstate(over="ignore"):
         scale = np.asarray(schedule) / (2.0 * sensitivity)
     if not np.all(np.isfinite(scale)):
-        raise ValueError(f"epsilon / (2 * sensitivity) must be finite at every level, got "
-                         f"max epsilon {float(np.max(schedule))!r} / (2 * {sensitivity!r})")
+        raise ValueError(
+            f"epsilon / (2 * sensitivity) must be finite at every level, got "
+            f"max epsilon {float(np.max(schedule))!r} / (2 * {sensitivity!r})"
+        )
 
 
 def parse_variant(name: str) -> dict:
-    """The thesis's variant names as ``dptt`` keywords: ``"basic"``, ``"P4"``, ``"E8"``, ``"GS"``, ``"N20"``, ``"GS-N20"``.
+    """The thesis's variant names as ``dptt`` keywords: ``"basic"``, ``"P4"``, ``"E8"``,
+    ``"GS"``, ``"N20"``, ``"GS-N20"``.
 
-    ``parse_variant("GS-N20") == {"variant": "greedy", "splits": 0, "neighborhood": 20}``.
+    ``parse_variant("GS-N20")`` is
+    ``{"variant": "greedy", "splits": 0, "neighborhood": 20}``.
     """
     import re
 
     match = re.fullmatch(r"(basic|P(\d+)|E(\d+)|GS|N(\d+)|GS-N(\d+))", str(name))
     if not match:
-        raise ValueError(f"name must be basic, P<s>, E<s>, GS, N<B> or GS-N<B> (thesis §5.4), got {name!r}")
+        raise ValueError(
+            "name must be basic, P<s>, E<s>, GS, N<B> "
+            f"or GS-N<B> (thesis §5.4), got {name!r}"
+        )
     _, p, e, n, gsn = match.groups()
     if p:
         return {"variant": "parallel", "splits": int(p), "neighborhood": 0}
@@ -98,7 +126,8 @@ def parse_variant(name: str) -> dict:
 
 
 def em_calls_formula(variant: str, height: int, splits: int = 0) -> np.ndarray:
-    """Worst-case exponential-mechanism calls per tree level for one query (thesis §5.4).
+    """Worst-case exponential-mechanism calls per tree level for one query (thesis
+    §5.4).
 
     On a complete tree of ``height`` levels the totals are ``height`` (basic),
     ``(height - s) 2^s`` (P), ``height - s`` (E) and ``height (height + 1) / 2``
@@ -117,8 +146,11 @@ def em_calls_formula(variant: str, height: int, splits: int = 0) -> np.ndarray:
     raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
 
 
-def dptt_ledger(schedule, utility: str, variant: str = "basic", splits: int = 0) -> Accountant:
-    """The accountant :func:`dptt` returns, without running it: the worst-case calls of a variant.
+def dptt_ledger(
+    schedule, utility: str, variant: str = "basic", splits: int = 0
+) -> Accountant:
+    """The accountant :func:`dptt` returns, without running it: the worst-case calls of
+    a variant.
 
     ``schedule`` holds the per-step budget of each tree level (its length is
     the tree height). A CMP step is charged as ``"randomized_response"`` at
@@ -126,13 +158,16 @@ def dptt_ledger(schedule, utility: str, variant: str = "basic", splits: int = 0)
     ``epsilon``; :func:`em_calls_formula` gives the calls per level. Used to
     compose one query's budget at another ``delta`` than a run used.
     """
-    schedule = finite_array(schedule, "schedule", ndim=(1,), allow_empty=True)  # a one-point tree has no levels
+    # a one-point tree has no levels
+    schedule = finite_array(schedule, "schedule", ndim=(1,), allow_empty=True)
     if np.any(schedule <= 0):
         raise ValueError("schedule must hold numbers > 0 (one per tree level)")
     if utility not in UTILITIES:
         raise ValueError(f"utility must be one of {UTILITIES}, got {utility!r}")
     accountant = Accountant()
-    for level_epsilon, count in zip(schedule, em_calls_formula(variant, len(schedule), splits)):
+    for level_epsilon, count in zip(
+        schedule, em_calls_formula(variant, len(schedule), splits)
+    ):
         if count:
             if utility == "cmp":
                 accountant.spend("randomized_response", level_epsilon / 2, int(count))

@@ -119,7 +119,8 @@ def dptt(
     )
     if variant == "greedy":  # slot: the depth a thread started at
         calls = tree.depth[node] - slot
-    elif variant == "parallel":  # a thread that reached a leaf while splitting made none
+    # a thread that reached a leaf while splitting made none
+    elif variant == "parallel":
         calls = np.maximum(tree.depth[node] - splits, 0)
     else:  # slot: the depth where the query's thread stopped
         calls, slot = slot, None
@@ -201,8 +202,11 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             level = int(tree.depth[nodes[first]])
         scale = schedule[level] / (2 * sensitivity)
         values = [column[:count] for column in query]
-        go_right = _turns(tree, values, nodes, child, level, scale, utility, rng, stopped)
-        if greedy:  # Alg. 17: the splitting threads (the first n) also walk the other side
+        go_right = _turns(
+            tree, values, nodes, child, level, scale, utility, rng, stopped
+        )
+        # Alg. 17: the splitting threads (the first n) also walk the other side
+        if greedy:
             other = child[:n] + ~go_right[:n]
             splitting = slice(0, n) if stopped is None else np.flatnonzero(~stopped[:n])
             k = len(other) if stopped is None else len(splitting)
@@ -277,7 +281,8 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng, stopped=None)
 
 
 def _uniforms(rng, count, stopped):
-    """One uniform draw per thread not ``stopped``, in thread order (0 for the others)."""
+    """One uniform draw per thread not ``stopped``, in thread order (0 for the
+    others)."""
     if stopped is None:
         return rng.random(count)
     uniform = np.zeros(count)
