@@ -30,6 +30,7 @@ LAYERS = [
             "dpnn.audit",
             "dpnn.metrics",
             "dpnn.data",
+            "dpnn.cabspotting",
         ],
     ),
     (
@@ -39,6 +40,7 @@ LAYERS = [
             "dpnn.traversal",
             "dpnn.traversal.*",
             "dpnn.baselines",
+            "dpnn.local_mechanisms",
             "dpnn.privbayes",
             "dpnn.privbayes_arrays",
         ],
@@ -48,7 +50,16 @@ LAYERS = [
         ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*", "dpnn.simrand.*"],
     ),
     ("adversaries", ["dpnn.adversary.*"]),
-    ("studies", ["dpnn.*.studies", "dpnn.experiments", "dpnn.claims", "dpnn.claims.*"]),
+    (
+        "studies",
+        [
+            "dpnn.*.studies",
+            "dpnn.*.studies.*",
+            "dpnn.experiments",
+            "dpnn.claims",
+            "dpnn.claims.*",
+        ],
+    ),
     (
         "package facades",
         [
@@ -215,14 +226,10 @@ def test_no_module_is_longer_than_about_400_lines():
 #: Modules allowed past 420 lines for now, each at its current length at most: the
 #: 88-column formatting lengthened them past the limit; each is to be split by idea.
 LONG_MODULES = {
-    "dpnn.baselines": 486,
     "dpnn.claims.gursoy": 542,
     "dpnn.claims.thesis_distance": 451,
-    "dpnn.classification.studies": 661,
-    "dpnn.data": 468,
     "dpnn.explorers": 510,
     "dpnn.privbayes": 443,
-    "dpnn.psd.studies": 547,
     "dpnn.run": 573,
 }
 

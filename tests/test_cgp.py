@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpnn import accounting, data, mechanisms
+from dpnn import accounting, cabspotting, mechanisms
 from dpnn import cgp
 
 FALSE_ALARM = 1e-3
@@ -730,7 +730,7 @@ def test_clean_fixes_drops_region_and_speed_outliers_exactly():
     assert cgp.clean_fixes(lat, lon, time, region=None, max_speed=None).all()
     # the distance is the haversine one: 0.01 degree of latitude is 1113.2 m on this
     # sphere
-    assert data._ground_distance(37.0, -122.0, 37.01, -122.0) == pytest.approx(
+    assert cabspotting._ground_distance(37.0, -122.0, 37.01, -122.0) == pytest.approx(
         6378137.0 * math.radians(0.01)
     )
     with pytest.raises(ValueError, match="sorted"):

@@ -83,8 +83,8 @@ class Geo:
 
 
 class SquareMechanism:
-    """The square mechanism (``dpnn.baselines.square_mechanism``): epsilon-LDP on the
-    domain."""
+    """The square mechanism (``dpnn.local_mechanisms.square_mechanism``): epsilon-LDP
+    on the domain."""
 
     name = "SM"
 
@@ -118,8 +118,8 @@ class SquareMechanism:
 
 
 class LSRR:
-    """L-SRR (``dpnn.baselines.lsrr``): staircase randomized response over a hierarchy
-    of cells."""
+    """L-SRR (``dpnn.local_mechanisms.lsrr``): staircase randomized response over a
+    hierarchy of cells."""
 
     name = "L-SRR"
 
