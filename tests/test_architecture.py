@@ -70,11 +70,12 @@ LAYERS = [
             "dpnn.adversary",
         ],
     ),
-    ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers"]),
+    ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers", "dpnn.explorers.*"]),
     (
         "tools",
         [
             "dpnn.parameters",
+            "dpnn.catalog",
             "dpnn.run_together",
             "dpnn.run",
             "dpnn.lab",
@@ -228,9 +229,8 @@ def test_no_module_is_longer_than_about_400_lines():
 LONG_MODULES = {
     "dpnn.claims.gursoy": 542,
     "dpnn.claims.thesis_distance": 451,
-    "dpnn.explorers": 510,
     "dpnn.privbayes": 443,
-    "dpnn.run": 573,
+    "dpnn.run": 463,
 }
 
 

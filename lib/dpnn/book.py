@@ -29,7 +29,7 @@ from pathlib import Path
 
 import nbformat
 
-from dpnn.run import notebook_paths, repository_root
+from dpnn.catalog import notebook_paths, repository_root
 
 SOLUTION_SUMMARY = "Solution (click to show)"
 

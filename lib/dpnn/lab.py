@@ -25,7 +25,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from dpnn.run import notebook_paths, repository_root
+from dpnn.catalog import notebook_paths, repository_root
 
 
 def lab_dir(root: Path | None = None) -> Path:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import nbformat
 
-from dpnn.run import notebook_paths, repository_root
+from dpnn.catalog import notebook_paths, repository_root
 
 __all__ = [
     "Exercise",
