@@ -227,8 +227,6 @@ def test_no_module_is_longer_than_about_400_lines():
 #: Modules allowed past 420 lines for now, each at its current length at most: the
 #: 88-column formatting lengthened them past the limit; each is to be split by idea.
 LONG_MODULES = {
-    "dpnn.claims.gursoy": 542,
-    "dpnn.claims.thesis_distance": 451,
     "dpnn.privbayes": 443,
     "dpnn.run": 463,
 }
