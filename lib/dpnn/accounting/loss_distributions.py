@@ -128,8 +128,8 @@ def _pld(events):
 
 
 def _homogeneous_pure(events):
-    """(epsilon0, k) if every event is randomized response or pure DP with one epsilon0
-    > 0, else None."""
+    """(epsilon0, k) if every event is randomized response or pure DP with one
+    epsilon0 > 0, else None."""
     counted = _check_events(events)
     kinds = {kind for kind, _ in counted}
     parameters = {p for _, p in counted}

@@ -58,9 +58,9 @@ def dp_from_zcdp(rho, delta) -> float:
     / (alpha - 1)``
     (Canonne, Kamath and Steinke 2020, Prop. 12; the conversion ``dp_accounting``'s RDP
     accountant uses). We minimise over alpha (bounded Brent on log(alpha - 1)) and
-    return the smaller of that and Bun and Steinke's Prop. 1.3, both valid. Example: rho
-    = 0.005, delta = 1e-5 gives 0.3753 (Prop. 1.3: 0.4849). Never negative: where the
-    Rényi formula dips below 0 (tiny rho or large delta) the answer is 0.
+    return the smaller of that and Bun and Steinke's Prop. 1.3, both valid. Example:
+    rho = 0.005, delta = 1e-5 gives 0.3753 (Prop. 1.3: 0.4849). Never negative: where
+    the Rényi formula dips below 0 (tiny rho or large delta) the answer is 0.
     """
     rho = nonnegative_finite(rho, "rho")
     delta = probability_open(delta, "delta")

@@ -170,8 +170,8 @@ def _laplace_radius_bound(epsilon, beta):
 
 
 def gp_basic_bound(n, epsilon, beta) -> float:
-    """Thm 4.6 with constants: dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta))
-    + ln(n/beta)) w.p. 1 - beta."""
+    """Thm 4.6 with constants, with probability 1 - beta:
+    dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta)) + ln(n/beta))."""
     n = positive_int(n, "n")
     return _laplace_radius_bound(
         positive_finite(epsilon, "epsilon") / n, probability_open(beta, "beta") / n

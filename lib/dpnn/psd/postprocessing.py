@@ -69,8 +69,8 @@ def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
 
 
 def prune(tree: layout.PSD, threshold) -> layout.PSD:
-    """Pruning of §VII: cut the subtree below every node whose (post-processed) count is
-    < ``threshold``.
+    """Pruning of §VII: cut the subtree below every node whose (post-processed) count
+    is below ``threshold``.
 
     The decision reads only released counts, so it is post-processing (no privacy
     cost). A cut node becomes a leaf and is answered with the uniformity assumption.

@@ -151,8 +151,8 @@ def dptt_reference(
 
 
 def _utility_gap_previous(tree, q, owner, node, utility):
-    """``u_right - u_left`` for threads of queries ``owner`` at inner ``node`` (Alg. 13
-    / 14).
+    """``u_right - u_left`` for threads of queries ``owner`` at inner ``node``
+    (Alg. 13 or 14).
 
     With two candidates the exponential mechanism depends on the utilities only through
     this difference: ``Pr[right] = expit(epsilon (u_R - u_L) / (2 sensitivity))``.
