@@ -228,7 +228,7 @@ def test_no_module_is_longer_than_about_400_lines():
 #: 88-column formatting lengthened them past the limit; each is to be split by idea.
 LONG_MODULES = {
     "dpnn.privbayes": 443,
-    "dpnn.run": 463,
+    "dpnn.run": 462,
 }
 
 

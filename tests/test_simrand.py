@@ -732,7 +732,7 @@ def test_winners_apply_three_standard_errors_and_the_margin():
     np.testing.assert_allclose(wide.difference, [0.16, 0.14, -0.16, 0.03, 0.015])
     assert list(s.wins_by_setting(wide)["SimRand wins at ε"]) == ["1", "2"]
     assert list(s.wins_by_setting(wide)["baseline wins at ε"]) == ["none", "1"]
-    for bad in (-0.01, float("nan"), float("inf")):
+    for bad in (-0.01, float("nan"), float("inf"), "0.02"):
         with pytest.raises(ValueError, match="win_margin"):
             s.winners(_recall_rows(settings), bad)
 

@@ -61,7 +61,6 @@ from dpnn.parameters import (  # noqa: F401  (re-exported: the runner's public n
 )
 
 from dpnn.catalog import (  # noqa: F401  (re-exported)
-    _figure_names,
     catalog,
     figures_dir_for,
     notebook_paths,

@@ -9,7 +9,12 @@ import math
 
 import numpy as np
 
-from dpnn._validation import generator, positive_finite, positive_int
+from dpnn._validation import (
+    generator,
+    nonnegative_finite,
+    positive_finite,
+    positive_int,
+)
 from dpnn.claims.inference import clustered_mean, crossed_mean
 from dpnn.progress import progress
 from . import estimators, flips, projection_baseline, search, simhash
@@ -256,9 +261,7 @@ def winners(recall, win_margin):
     "tie". A descriptive rule over many settings; the claims about them are
     judged by :mod:`dpnn.claims` with their own stated rule.
     """
-    win_margin = float(win_margin)
-    if not (math.isfinite(win_margin) and win_margin >= 0):
-        raise ValueError(f"win_margin must be a finite number >= 0, got {win_margin}")
+    win_margin = nonnegative_finite(win_margin, "win_margin")
     wide = recall.pivot_table(
         index=["alpha/pi", "k", "epsilon"], columns="method", values=["recall", "se"]
     )
@@ -276,9 +279,14 @@ def winners(recall, win_margin):
     return wide
 
 
+def _budgets_won(group, who) -> str:
+    """The budgets ``who`` wins in ``group`` (rows of :func:`winners`): "4, 8" or ""."""
+    return ", ".join(f"{e:g}" for e in group.epsilon[group.winner == who])
+
+
 def epsilons_won(group, who) -> str:
     """The budgets ``who`` wins in ``group`` (rows of :func:`winners`), or "none"."""
-    return ", ".join(f"{e:g}" for e in group.epsilon[group.winner == who]) or "none"
+    return _budgets_won(group, who) or "none"
 
 
 def wins_by_setting(wide):
@@ -302,7 +310,7 @@ def won_at(group, who) -> str:
     """'at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256' (k sharing ε), or ''."""
     same = {}
     for k, g in group.groupby("k"):
-        eps = ", ".join(f"{e:g}" for e in g.epsilon[g.winner == who])
+        eps = _budgets_won(g, who)
         if eps:
             same.setdefault(eps, []).append(f"{k:g}")
     return "; ".join(
