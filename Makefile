@@ -8,7 +8,7 @@
 #   make book-serve                            build it and serve it on 127.0.0.1:8000
 #   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
-#   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m dpnn.run)
+#   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m companion.run)
 #   make format                                ruff format lib, tests, benchmarks, notebooks' code (88 columns)
 #   make bench | make notebooks | make clean
 
@@ -26,11 +26,11 @@ install: $(STAMP)
 $(STAMP): pyproject.toml constraints.txt
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev]"
-	$(PY) -c "from dpnn.run import ensure_kernel; ensure_kernel()"
+	$(PY) -c "from companion.run import ensure_kernel; ensure_kernel()"
 	@touch $(STAMP)
 
 figures: $(STAMP)
-	$(PY) -m dpnn.run --profile $(PROFILE) $(ARGS)
+	$(PY) -m companion.run --profile $(PROFILE) $(ARGS)
 
 # The book's browser test drives Debian's chromium (playwright's own browser download is not used).
 browser:
@@ -49,32 +49,32 @@ unit: $(STAMP)
 	$(PY) -m pytest tests -m "not browser"
 
 book: $(STAMP)
-	$(PY) -m dpnn.book
+	$(PY) -m companion.book
 
 # The book served on http://127.0.0.1:8000 (search with snippets); Ctrl-C stops.
 book-serve: $(STAMP)
-	$(PY) -m dpnn.book --serve
+	$(PY) -m companion.book --serve
 
 student: $(STAMP)
-	$(PY) -m dpnn.student
+	$(PY) -m companion.student
 
 # The reader's copies live in build/lab: created on first use, never overwritten, never notebooks/.
 lab: $(STAMP)
-	$(PY) -m dpnn.lab
+	$(PY) -m companion.lab
 
 lab-reset:
 	rm -rf build/lab
 
 # One notebook (or all with NB unset) under PROFILE, with the runner's options in ARGS.
 run: $(STAMP)
-	$(PY) -m dpnn.run --profile $(PROFILE) $(NB) $(ARGS)
+	$(PY) -m companion.run --profile $(PROFILE) $(NB) $(ARGS)
 
 bench: $(STAMP)
 	@for script in benchmarks/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; done
 
 # Re-execute every notebook under the default profile and store its outputs (maintainers).
 notebooks: $(STAMP)
-	$(PY) -m dpnn.run --profile default --store
+	$(PY) -m companion.run --profile default --store
 
 # Python and the notebooks' code cells to 88 columns with ruff ([tool.ruff] in
 # pyproject.toml); outputs and metadata are left as they are, nothing is executed. Lines

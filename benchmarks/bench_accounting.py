@@ -14,8 +14,8 @@ import platform
 import time
 
 import numpy as np
-
 from _results import report
+
 from dpnn import accounting, traversal, trees
 
 

@@ -15,8 +15,8 @@ import platform
 import time
 
 import numpy as np
-
 from _results import report
+
 from dpnn import adversary, trees
 
 

@@ -21,9 +21,9 @@ from __future__ import annotations
 import platform
 
 import numpy as np
+from _results import best_time, report
 from scipy.spatial import cKDTree
 
-from _results import best_time, report
 from dpnn import classification, data
 
 

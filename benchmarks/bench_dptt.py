@@ -33,12 +33,12 @@ import platform
 import time
 
 import numpy as np
+from _results import RESULTS_DIR
 from scipy.special import expit
 
-from _results import RESULTS_DIR
 from dpnn.traversal import dptt
 from dpnn.traversal.reference import _dptt_previous
-from dpnn.traversal.tables import leaf_neighbours, node_columns
+from dpnn.traversal.tree_arrays import leaf_neighbours, node_columns
 from dpnn.trees import build_tree
 
 SIZES = (10**3, 10**4, 10**5, 10**6)

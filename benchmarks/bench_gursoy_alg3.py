@@ -23,9 +23,11 @@ import platform
 
 import networkx as nx
 import numpy as np
-
 from _results import best_time, report
-from dpnn import classification as c, data
+
+from companion.studies import gursoy
+from dpnn import classification as c
+from dpnn import data
 
 
 def components_before(graph):
@@ -42,7 +44,7 @@ def main() -> dict:
         points, labels = data.classification_dataset(name)
         n_train = int(0.8 * len(points))
         train, test = points[:n_train], points[n_train:]
-        radius = c.tuned_radius(train, test, 10)
+        radius = gursoy.tuned_radius(train, test, 10)
         queries = test[rng.choice(len(test), min(400, len(test)), replace=False)]
         graph = c.region_overlap_graph(queries, np.full(len(queries), radius))
         assert components_before(graph) == c.overlap_components(graph)

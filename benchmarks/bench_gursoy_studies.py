@@ -29,7 +29,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
-
 from _results import RESULTS_DIR  # noqa: E402
 
 DATASETS = ["moons", "iris", "wine", "breast_cancer", "digits"]
@@ -51,7 +50,7 @@ THESIS = {
 def study_calls(jobs, repeats):
     """{study: function(name, points, labels, rng)} with the thesis profile's
     parameters."""
-    from dpnn import classification as cls
+    from companion.studies import gursoy as cls
 
     p = THESIS
 

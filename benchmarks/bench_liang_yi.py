@@ -25,8 +25,9 @@ from __future__ import annotations
 import platform
 
 import numpy as np
-
 from _results import best_time, report
+
+from companion.studies import liang_yi
 from dpnn import cgp
 
 
@@ -92,7 +93,7 @@ def main() -> dict:
     for n_jobs in (1, 2):
         results[f"hull_experiment 8 trajectories x 3 runs, n_jobs={n_jobs} (s)"] = (
             best_time(
-                lambda: cgp.hull_experiment(
+                lambda: liang_yi.hull_experiment(
                     paths, [(5e-4, 20000)], 3, np.random.default_rng(2), n_jobs=n_jobs
                 ),
                 2,

@@ -18,11 +18,11 @@ import platform
 import time
 
 import numpy as np
+from _results import report
 from scipy.special import lambertw
 
-from _results import report
+from companion.studies import liang_yi as studies
 from dpnn import cgp, mechanisms
-from dpnn.cgp import studies
 
 
 def _scipy_planar_laplace(points, epsilon, rng):

@@ -10,8 +10,8 @@ from __future__ import annotations
 import platform
 
 import numpy as np
-
 from _results import best_time, report
+
 from dpnn import mechanisms
 
 

@@ -13,18 +13,19 @@ from __future__ import annotations
 import platform
 
 import numpy as np
-
 from _results import best_time, report
-from dpnn import simrand
+
+from companion.studies import simrand as simrand_studies
+from dpnn import data, simrand
 
 
 def main() -> dict:
     results = {"machine": f"{platform.machine()}, {platform.python_version()}"}
     rng = np.random.default_rng(0)
-    digits, _ = simrand.load_vectors("digits")
+    digits, _ = data.load_vectors("digits")
     queries, database = digits[:300], digits[300:]
     k, epsilon, delta, alpha = 1024, 8.0, 1e-5, np.pi / 8
-    table = lambda: simrand.recall_table(
+    table = lambda: simrand_studies.recall_table(
         digits,
         [alpha],
         [k],

@@ -17,11 +17,11 @@ import time
 
 import numba
 import numpy as np
+from _results import RESULTS_DIR
 from scipy.special import expit
 
-from _results import RESULTS_DIR
 from dpnn.traversal import dptt
-from dpnn.traversal.tables import node_columns
+from dpnn.traversal.tree_arrays import node_columns
 from dpnn.trees import build_tree
 
 

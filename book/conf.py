@@ -28,7 +28,7 @@ html_theme = "sphinx_book_theme"
 html_title = "dpnn companion"
 html_theme_options = {
     "show_toc_level": 2,
-    "use_download_button": True,  # each chapter's notebook as .ipynb (dpnn.book copies the originals)
+    "use_download_button": True,  # each chapter's notebook as .ipynb (companion.book copies the originals)
     "use_fullscreen_button": False,
     "use_repository_button": False,
     "home_page_in_toc": True,

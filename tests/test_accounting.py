@@ -13,7 +13,6 @@ from scipy.stats import binom
 
 from dpnn import accounting as acc
 
-
 mpmath.mp.dps = 60  # independent evaluations at 60 significant digits
 
 

@@ -4,7 +4,7 @@ transcripts.
 Independent references: mpmath quadrature of a closed-form 1-D posterior; the
 library's own exact laws (``lsrr_probabilities``); a brute-force recursion over
 every outcome of a small tree written from Alg. 12-14; Kairouz, Oh and
-Viswanath's exact composition of randomized response; ``dpnn.audit``'s
+Viswanath's exact composition of randomized response; ``companion.audit``'s
 empirical estimate. Statistical tests reject at ALPHA = 1e-3 (the false-failure
 rate of a correct implementation were the seed random), shared equally among
 the families of one test. Seeds are fixed.
@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpnn import accounting, audit, baselines
+from companion import audit
+from dpnn import accounting, local_mechanisms
 from dpnn.adversary import (
     DPTT,
     LSRR,
@@ -189,7 +190,7 @@ def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
     releases = mechanism.sample(rng.uniform(0, 1, (20, 2)), rng)
     likelihood = np.exp(mechanism.log_likelihood(releases, grid))
     for column in rng.choice(grid.size, 6, replace=False):
-        law = baselines.lsrr_probabilities(
+        law = local_mechanisms.lsrr_probabilities(
             grid.points[column], 2.0, UNIT_SQUARE, levels=4
         )
         cells = np.minimum((releases * 8).astype(int), 7)

@@ -1,10 +1,13 @@
-"""The library's layout: no import cycles and no upward imports.
+"""The layout: two layers, no import cycles, no upward imports, one home per name.
 
-Every module of ``lib/dpnn`` is read as text (nothing is imported), and every
-``import`` in it, at the top or inside a function, becomes an edge to the ``dpnn``
-module it names. The modules are placed in layers, from the foundations to the
-command-line tools; an import may go to the same layer or a lower one, never up,
-and the graph may have no cycle. A new module must be given a layer in ``LAYERS``.
+``lib/`` holds two packages. :mod:`dpnn` is the algorithms of the sources, the library
+a researcher imports; :mod:`companion` sits above it and runs, judges, draws and
+publishes them (studies, claims, figures, the runner, the book). Every module of both
+is read as text (nothing is imported for the graph), and every ``import`` in it, at the
+top or inside a function, becomes an edge to the module it names. The modules are
+placed in layers, from the foundations to the command-line tools; an import may go to
+the same layer or a lower one, never up, and the graph may have no cycle. A new module
+must be given a layer in ``LAYERS``.
 """
 
 from __future__ import annotations
@@ -16,19 +19,20 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "lib" / "dpnn"
+LIB = Path(__file__).resolve().parents[1] / "lib"
+PACKAGES = ("dpnn", "companion")
+#: The first layer of the companion: every layer before it is the algorithms'.
+COMPANION_LAYER = 5
 
 #: The layers, lowest first. A module may import only from its own layer or below.
 LAYERS = [
-    ("foundations", ["dpnn._validation", "dpnn.progress", "dpnn.cases"]),
+    ("foundations", ["dpnn", "dpnn._validation"]),
     (
         "primitives",
         [
             "dpnn.mechanisms",
             "dpnn.accounting",
             "dpnn.accounting.*",
-            "dpnn.audit",
-            "dpnn.metrics",
             "dpnn.data",
             "dpnn.cabspotting",
         ],
@@ -47,53 +51,60 @@ LAYERS = [
     ),
     (
         "sources' algorithms",
-        ["dpnn.classification.*", "dpnn.psd.*", "dpnn.cgp.*", "dpnn.simrand.*"],
-    ),
-    ("adversaries", ["dpnn.adversary.*"]),
-    (
-        "studies",
         [
-            "dpnn.*.studies",
-            "dpnn.*.studies.*",
-            "dpnn.experiments",
-            "dpnn.claims",
-            "dpnn.claims.*",
+            f"dpnn.{package}{suffix}"
+            for package in ("classification", "psd", "cgp", "simrand")
+            for suffix in ("", ".*")
+        ],
+    ),
+    ("adversaries", ["dpnn.adversary", "dpnn.adversary.*"]),
+    (
+        "companion: foundations",
+        [
+            "companion",
+            "companion.progress",
+            "companion.cached_loops",
+            "companion.metrics",
+            "companion.audit",
+        ],
+    ),
+    ("companion: claims", ["companion.claims", "companion.claims.*"]),
+    ("companion: studies", ["companion.studies", "companion.studies.*"]),
+    (
+        "companion: figures",
+        [
+            "companion.plots",
+            "companion.plots.*",
+            "companion.explorers",
+            "companion.explorers.*",
         ],
     ),
     (
-        "package facades",
+        "companion: tools",
         [
-            "dpnn.classification",
-            "dpnn.psd",
-            "dpnn.cgp",
-            "dpnn.simrand",
-            "dpnn.adversary",
-        ],
-    ),
-    ("figures", ["dpnn.plots", "dpnn.plots.*", "dpnn.explorers", "dpnn.explorers.*"]),
-    (
-        "tools",
-        [
-            "dpnn.parameters",
-            "dpnn.catalog",
-            "dpnn.run_together",
-            "dpnn.run",
-            "dpnn.lab",
-            "dpnn.book",
-            "dpnn.student",
-            "dpnn",
+            "companion.parameters",
+            "companion.catalog",
+            "companion.run_together",
+            "companion.run",
+            "companion.lab",
+            "companion.book",
+            "companion.student",
         ],
     ),
 ]
 
 
 def module_name(path: Path) -> str:
-    parts = ("dpnn",) + path.relative_to(PACKAGE).with_suffix("").parts
+    parts = path.relative_to(LIB).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def modules() -> dict[str, Path]:
-    return {module_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
+    return {
+        module_name(path): path
+        for package in PACKAGES
+        for path in sorted((LIB / package).rglob("*.py"))
+    }
 
 
 def layer(name: str) -> int:
@@ -112,7 +123,8 @@ def layer(name: str) -> int:
 
 
 def imports(name: str, path: Path, known: set[str]) -> set[str]:
-    """The ``dpnn`` modules that ``name`` imports, at module level or inside
+    """The ``dpnn`` and ``companion`` modules that ``name`` imports, at module level or
+    inside
     functions."""
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found = set()
@@ -174,21 +186,67 @@ def test_no_module_imports_a_higher_layer():
     assert not upward, f"upward imports (module, layer, imported, layer): {upward}"
 
 
-def test_algorithms_never_import_their_studies():
+def test_the_algorithms_never_import_the_companion():
+    """``dpnn`` is usable without ``companion``: no algorithm imports the layer above,
+    and every module of ``companion`` sits in a companion layer."""
     graph = import_graph()
-    offenders = [
+    upward = [
         (a, b)
         for a, b in graph.edges
-        if b.endswith(".studies") and a != b.rsplit(".", 1)[0]
+        if a.split(".")[0] == "dpnn" and b.split(".")[0] == "companion"
     ]
+    assert not upward, f"algorithms importing the companion: {upward}"
+    misplaced = [
+        name
+        for name in graph
+        if (name.split(".")[0] == "companion") != (layer(name) >= COMPANION_LAYER)
+    ]
+    assert not misplaced, f"modules in the other package's layers: {misplaced}"
+
+
+#: Third-party packages that only the companion may use: the algorithms draw nothing
+#: and build no tables (the PrivBayes adapter speaks DataSynthesizer's DataFrames).
+COMPANION_ONLY = {"matplotlib", "seaborn", "ipywidgets", "papermill", "nbformat"}
+PANDAS_ALLOWED = {"dpnn.privbayes", "dpnn.privbayes_arrays"}
+
+
+def third_party(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_algorithms_neither_draw_nor_run_notebooks_and_use_pandas_for_privbayes():
+    offenders = {
+        name: sorted(used)
+        for name, path in modules().items()
+        if name.split(".")[0] == "dpnn"
+        and (
+            used := third_party(path)
+            & (COMPANION_ONLY | ({"pandas"} if name not in PANDAS_ALLOWED else set()))
+        )
+    }
     assert not offenders, offenders
+
+
+def test_the_layer_check_catches_an_algorithm_importing_the_companion(tmp_path):
+    path = tmp_path / "probe.py"
+    path.write_text("def f():\n    from companion.claims import rules\n")
+    found = imports("dpnn.trees", path, set(modules()))
+    assert found == {"companion.claims.rules"}
+    assert layer("companion.claims.rules") > layer("dpnn.trees")
+    assert layer("companion.claims.rules") >= COMPANION_LAYER > layer("dpnn.adversary")
 
 
 @pytest.mark.parametrize(
     "source, expected",
     [
-        ("from . import layout\n", {"dpnn.psd.layout"}),
-        ("from .layout import PSD\n", {"dpnn.psd.layout"}),
+        ("from . import decomposition\n", {"dpnn.psd.decomposition"}),
+        ("from .decomposition import PSD\n", {"dpnn.psd.decomposition"}),
         ("def f():\n    from dpnn.psd import quadtree\n", {"dpnn.psd.quadtree"}),
         ("from dpnn import mechanisms\n", {"dpnn.mechanisms"}),
         ("import dpnn.psd.kdtree\n", {"dpnn.psd.kdtree"}),
@@ -210,9 +268,11 @@ def test_a_cycle_and_an_upward_import_are_caught():
     )
     assert list(nx.simple_cycles(graph))
     assert (
-        layer("dpnn.mechanisms") < layer("dpnn.cgp.studies") < layer("dpnn.plots.psd")
+        layer("dpnn.mechanisms")
+        < layer("companion.studies.liang_yi")
+        < layer("companion.plots.psd")
     )
-    assert layer("dpnn.psd.studies") > layer("dpnn.psd.quadtree")
+    assert layer("companion.studies.cormode") > layer("dpnn.psd.quadtree")
 
 
 def test_no_module_is_longer_than_about_400_lines():
@@ -228,13 +288,13 @@ def test_no_module_is_longer_than_about_400_lines():
 #: 88-column formatting lengthened them past the limit; each is to be split by idea.
 LONG_MODULES = {
     "dpnn.privbayes": 443,
-    "dpnn.run": 462,
+    "companion.run": 462,
 }
 
 
 # --- 88 columns -----------------------------------------------------------------------
 
-ROOT = PACKAGE.parents[1]
+ROOT = LIB.parent
 #: The Python sources held to 88 columns (the notebooks: tests/test_notebooks.py).
 SOURCES = ("lib", "tests", "benchmarks")
 

@@ -1,10 +1,10 @@
-"""dpnn.audit against hand-computed values."""
+"""companion.audit against hand-computed values."""
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
-from dpnn.audit import binned_loss, gaussian_privacy_loss
+from companion.audit import binned_loss, gaussian_privacy_loss
 
 
 def test_binned_loss_exact_values():

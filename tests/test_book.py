@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlparse
 
 import pytest
 
-from dpnn import book
+from companion import book, catalog
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 RAW_TEX = re.compile(r"(?<![\\$\w])\$(?!\s)[^$\n]{1,200}(?<!\s)\$(?!\w)|\\\(|\\\[")
@@ -144,7 +144,7 @@ def broken_links(site: Path, path: Path) -> list[str]:
 
 
 def test_the_book_has_every_notebook_and_the_references(site):
-    from dpnn.run import notebook_paths, repository_root
+    from companion.catalog import notebook_paths, repository_root
 
     chapters = sorted(p.stem for p in (site / "notebooks").glob("*.html"))
     assert chapters == [p.stem for p in notebook_paths(repository_root())]
@@ -213,8 +213,8 @@ def test_exercise_solutions_are_collapsed_behind_a_toggle(site, browser):
     statements and stubs stay open."""
     import nbformat
 
-    from dpnn import student
-    from dpnn.run import notebook_paths, repository_root
+    from companion import student
+    from companion.catalog import notebook_paths, repository_root
 
     chapters = 0
     for path in notebook_paths(repository_root()):
@@ -287,7 +287,7 @@ def test_collapse_solutions_marks_code_and_wraps_prose():
 
 def test_every_chapter_offers_its_notebook_for_download(site):
     # Old book: the theme's download button was switched off.
-    from dpnn.run import notebook_paths, repository_root
+    from companion.catalog import notebook_paths, repository_root
 
     for path in notebook_paths(repository_root()):
         links = [
@@ -307,7 +307,7 @@ def test_the_references_give_each_work_an_address_and_the_chapters_link_to_them(
     import re as regex
 
     references = (site / "references.html").read_text()
-    bib = (book.repository_root() / "book" / "references.bib").read_text()
+    bib = (catalog.repository_root() / "book" / "references.bib").read_text()
     keys = regex.findall(r"^@\w+\{(\w+),", bib, regex.M)
     assert len(keys) >= 30
     for key in keys:
@@ -398,7 +398,7 @@ def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(
     assert book._is_assert_cell('assert np.all(\n    a == b\n), (\n    "why"\n)\nz = 1')
     assert book._is_assert_cell("for d in (1, 2):\n    part = t[d]\n    assert part.ok")
     stored = nbformat.read(
-        book.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4
+        catalog.repository_root() / "notebooks" / "05_dptt_basic.ipynb", 4
     )
     collapsed = book.collapse_checks(stored)
     assert any("hide-input" in c.metadata.get("tags", []) for c in collapsed.cells)
@@ -424,9 +424,9 @@ def test_every_work_a_chapter_cites_by_author_is_on_the_references_page():
 
     import nbformat
 
-    from dpnn.run import notebook_paths
+    from companion.catalog import notebook_paths
 
-    root = book.repository_root()
+    root = catalog.repository_root()
     spec = importlib.util.spec_from_file_location(
         "book_conf", root / "book" / "conf.py"
     )
@@ -503,7 +503,7 @@ def overflow(browser, path: Path, width: int = 1366, height: int = 768) -> list[
 
 
 def _chapter_pages():
-    from dpnn.run import notebook_paths, repository_root
+    from companion.catalog import notebook_paths, repository_root
 
     return [p.stem for p in notebook_paths(repository_root())]
 

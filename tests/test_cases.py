@@ -1,5 +1,6 @@
-"""Tests of the parallel, cached, resumable experiment loops (dpnn.cases.run_cases) and
-of dpnn.progress.
+"""Tests of the parallel, cached, resumable experiment loops
+(companion.cached_loops.run_cases) and
+of companion.progress.
 
 The promises: the tables of notebook 11's experiments do not depend on the number of
 processes; a cached case is read back instead of recomputed, unless the library's code
@@ -12,7 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpnn import cases, cgp, experiments, progress
+from companion import cached_loops, progress
+from companion.studies import gursoy, liang_yi
+from dpnn import cgp
 
 
 @pytest.fixture(scope="module")
@@ -25,9 +28,9 @@ def paths():
 @pytest.mark.parametrize(
     "experiment, settings",
     [
-        (cgp.identity_experiment, [(5e-4, 200), (5e-6, 100)]),
-        (cgp.knn_experiment, [(5e-4, 2, 200), (5e-6, 4, 100)]),
-        (cgp.hull_experiment, [(5e-4, 200)]),
+        (liang_yi.identity_experiment, [(5e-4, 200), (5e-6, 100)]),
+        (liang_yi.knn_experiment, [(5e-4, 2, 200), (5e-6, 4, 100)]),
+        (liang_yi.hull_experiment, [(5e-4, 200)]),
     ],
 )
 def test_cgp_experiments_are_the_same_for_any_number_of_processes(
@@ -53,29 +56,32 @@ def test_run_cases_reads_finished_cases_back_and_recomputes_after_a_code_change(
 ):
     log = tmp_path / "computed.txt"
     cache = tmp_path / "cache"
-    assert experiments.run_cases(
+    assert cached_loops.run_cases(
         _logged_square, [(2, log), (3, log)], cache_dir=cache
-    ) == [4, 9]
+    ) == [
+        4,
+        9,
+    ]
     # an interrupted run repeated with one more case: only the new case is computed
-    assert experiments.run_cases(
+    assert cached_loops.run_cases(
         _logged_square, [(2, log), (3, log), (4, log)], cache_dir=cache
     ) == [4, 9, 16]
     assert log.read_text().split() == ["2", "3", "4"]
     # other library code: nothing computed before is read back
-    monkeypatch.setattr(cases, "code_version", lambda: "another version")
-    assert experiments.run_cases(_logged_square, [(2, log)], cache_dir=cache) == [4]
+    monkeypatch.setattr(cached_loops, "code_version", lambda: "another version")
+    assert cached_loops.run_cases(_logged_square, [(2, log)], cache_dir=cache) == [4]
     assert log.read_text().split() == ["2", "3", "4", "2"]
 
 
 def test_code_version_is_a_digest_of_the_package_sources():
-    version = experiments.code_version()
+    version = cached_loops.code_version()
     assert len(version) == 16 and int(version, 16) >= 0
-    assert experiments.code_version() == version
+    assert cached_loops.code_version() == version
 
 
 def test_run_cases_rejects_a_bad_number_of_processes():
     with pytest.raises(ValueError, match="n_jobs"):
-        experiments.run_cases(_logged_square, [], n_jobs=0)
+        cached_loops.run_cases(_logged_square, [], n_jobs=0)
 
 
 def test_progress_writes_a_bar_only_where_the_runner_asks(tmp_path, monkeypatch):
@@ -105,7 +111,7 @@ def test_resumable_call_gives_the_same_result_and_leaves_the_generator_as_the_ca
         _noisy_sum([3], plain_rng, scale=2.0),
         plain_rng.random(),
     ]
-    study = experiments.resumable(_noisy_sum, tmp_path)
+    study = cached_loops.resumable(_noisy_sum, tmp_path)
     computed = [
         study([1, 2], first_rng),
         study([3], first_rng, scale=2.0),
@@ -126,24 +132,23 @@ def test_resumable_call_gives_the_same_result_and_leaves_the_generator_as_the_ca
     # other arguments or another generator state: computed afresh
     assert study([1, 2], np.random.default_rng(6)) != expected[0]
     assert len(list((tmp_path / "resumable").glob("*.pkl"))) == 3
-    assert experiments.resumable(_noisy_sum, None) is _noisy_sum
+    assert cached_loops.resumable(_noisy_sum, None) is _noisy_sum
     with pytest.raises(ValueError, match="exactly one numpy Generator"):
         study([1], 5)
 
 
 def test_classification_studies_are_the_same_for_any_number_of_processes():
-    from dpnn import classification as cls
 
     rng = np.random.default_rng(3)
     points = rng.random((120, 2))
     labels = (points[:, 0] + 0.1 * rng.standard_normal(120) > 0.5).astype(int)
     calls = [
-        lambda g, n: cls.rn_study(points, labels, 2, [1.0], [10], 3, 2, g, n_jobs=n),
-        lambda g, n: cls.conversion_study(points, [1.0], 5, 10, 3, 1, g, n_jobs=n),
-        lambda g, n: cls.knn_study(
+        lambda g, n: gursoy.rn_study(points, labels, 2, [1.0], [10], 3, 2, g, n_jobs=n),
+        lambda g, n: gursoy.conversion_study(points, [1.0], 5, 10, 3, 1, g, n_jobs=n),
+        lambda g, n: gursoy.knn_study(
             points, labels, 2, [1.0], [3], 10, 3, 1, g, n_jobs=n
         ),
-        lambda g, n: cls.other_classifiers_study(
+        lambda g, n: gursoy.other_classifiers_study(
             points, labels, 2, [1.0], 3, 10, 3, 1, g, n_jobs=n
         ),
     ]
@@ -160,15 +165,16 @@ def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(
     """Notebook 11's and 09's studies under DPNN_DASK_SCHEDULER give the local run's
     tables."""
     distributed = pytest.importorskip("distributed")
-    from dpnn import classification as cls
 
     rng = np.random.default_rng(3)
     points = rng.random((120, 2))
     labels = (points[:, 0] + 0.1 * rng.standard_normal(120) > 0.5).astype(int)
     studies = [
-        lambda g: cgp.identity_experiment(paths, [(5e-4, 200), (5e-6, 100)], 2, g),
-        lambda g: cgp.knn_experiment(paths, [(5e-4, 2, 200)], 2, g, cache_dir=tmp_path),
-        lambda g: cls.rn_study(points, labels, 2, [1.0], [10], 3, 2, g),
+        lambda g: liang_yi.identity_experiment(paths, [(5e-4, 200), (5e-6, 100)], 2, g),
+        lambda g: liang_yi.knn_experiment(
+            paths, [(5e-4, 2, 200)], 2, g, cache_dir=tmp_path
+        ),
+        lambda g: gursoy.rn_study(points, labels, 2, [1.0], [10], 3, 2, g),
     ]
     monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
     local = [study(np.random.default_rng(8)) for study in studies]
@@ -178,9 +184,11 @@ def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(
         monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
         submitted = []
         monkeypatch.setattr(
-            cases,
+            cached_loops,
             "_run_on_dask",
-            lambda *a, on_dask=cases._run_on_dask: submitted.append(a) or on_dask(*a),
+            lambda *a, on_dask=cached_loops._run_on_dask: (
+                submitted.append(a) or on_dask(*a)
+            ),
         )
         remote = [study(np.random.default_rng(8)) for study in studies]
         assert len(submitted) == len(studies), (
@@ -188,7 +196,7 @@ def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(
         )
         with distributed.Client(cluster) as client:
             log = tmp_path / "log"
-            squares = cases.run_cases(
+            squares = cached_loops.run_cases(
                 _logged_square, [(2, log), (3, log)], backend="dask", scheduler=client
             )
             assert client.status == "running"  # a client we were given is left open
@@ -201,6 +209,6 @@ def test_run_cases_on_a_local_dask_cluster_equals_a_local_run(
 def test_run_cases_checks_its_backend(monkeypatch):
     monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
     with pytest.raises(ValueError, match="backend must be"):
-        cases.run_cases(_logged_square, [(2, "unused")], backend="spark")
+        cached_loops.run_cases(_logged_square, [(2, "unused")], backend="spark")
     with pytest.raises(ValueError, match="scheduler must be"):
-        cases.run_cases(_logged_square, [(2, "unused")], backend="dask")
+        cached_loops.run_cases(_logged_square, [(2, "unused")], backend="dask")

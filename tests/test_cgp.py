@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from dpnn import accounting, cabspotting, mechanisms
-from dpnn import cgp
+from companion.studies import liang_yi
+from dpnn import accounting, cabspotting, cgp, mechanisms
 
 FALSE_ALARM = 1e-3
 
@@ -535,7 +535,7 @@ def test_taxi_trajectories_are_seeded_and_in_range():
 
 
 def test_mercator_exact_values():
-    xy = cgp.mercator([0.0, 45.0], [1.0, -122.0])
+    xy = cabspotting.mercator([0.0, 45.0], [1.0, -122.0])
     # tan(pi/4) rounds
     assert xy[0, 0] == pytest.approx(6378137.0 * math.pi / 180) and abs(xy[0, 1]) < 1e-6
     assert xy[1, 1] == pytest.approx(6378137.0 * math.asinh(1.0))
@@ -546,11 +546,13 @@ def test_load_cabspotting_reads_files_and_directories(tmp_path):
         "37.75134 -122.39488 0 1213084687\n37.75136 -122.39527 0 1213084659\n"
     )
     (tmp_path / "new_acitva.txt").write_text("37.7 -122.4 1 1213000000\n")
-    cabs = cgp.load_cabspotting(tmp_path)
+    cabs = cabspotting.load_cabspotting(tmp_path)
     assert [len(c) for c in cabs] == [2, 1]
     # sorted by time
-    np.testing.assert_allclose(cabs[0][0], cgp.mercator([37.75136], [-122.39527])[0])
-    one = cgp.load_cabspotting(tmp_path / "new_acitva.txt")
+    np.testing.assert_allclose(
+        cabs[0][0], cabspotting.mercator([37.75136], [-122.39527])[0]
+    )
+    one = cabspotting.load_cabspotting(tmp_path / "new_acitva.txt")
     np.testing.assert_allclose(one[0], cabs[1])
 
 
@@ -572,20 +574,20 @@ def test_experiments_have_one_row_per_run_and_method():
     rng = np.random.default_rng(0)
     paths = cgp.taxi_trajectories(2, rng, min_length=300, max_length=400)
     lengths = [len(path) for path in paths]
-    table = cgp.knn_experiment(paths, [(5e-4, 2, 200)], 2, rng)
+    table = liang_yi.knn_experiment(paths, [(5e-4, 2, 200)], 2, rng)
     assert len(table) == 2 * 2 * 4 and np.all(table.error >= 1)
-    ident = cgp.identity_experiment(paths, [(5e-4, 200)], 1, rng)
+    ident = liang_yi.identity_experiment(paths, [(5e-4, 200)], 1, rng)
     assert len(ident) == 4 and np.all(ident["l2 error"] >= ident["max error"])
-    hulls = cgp.hull_experiment(paths, [(5e-4, 200)], 1, rng)
+    hulls = liang_yi.hull_experiment(paths, [(5e-4, 200)], 1, rng)
     assert len(hulls) == 8 and np.all((hulls.jaccard >= 0) & (hulls.jaccard <= 1))
     for frame in (table, ident, hulls):
         assert np.all(frame.n == 200) and np.all(frame.n_actual == 200)
     # A requested n above a trajectory's length: the whole trajectory, and n_actual says
     # so.
     for frame in (
-        cgp.knn_experiment(paths, [(5e-4, 2, 1000)], 1, rng),
-        cgp.identity_experiment(paths, [(5e-4, 1000)], 1, rng),
-        cgp.hull_experiment(paths, [(5e-4, 1000)], 1, rng),
+        liang_yi.knn_experiment(paths, [(5e-4, 2, 1000)], 1, rng),
+        liang_yi.identity_experiment(paths, [(5e-4, 1000)], 1, rng),
+        liang_yi.hull_experiment(paths, [(5e-4, 1000)], 1, rng),
     ):
         assert np.all(frame.n == 1000)
         np.testing.assert_array_equal(
@@ -639,7 +641,7 @@ Q = np.array([0.5, 0.5])
             lambda: cgp.taxi_trajectories(1, 0, min_length=100, max_length=50),
             "max_length",
         ),
-        (lambda: cgp.mercator([90.0], [0.0]), "lat"),
+        (lambda: cabspotting.mercator([90.0], [0.0]), "lat"),
         (lambda: cgp.sample_tuple(POINTS, 0, 0), "n must"),
         (lambda: cgp.query_points([POINTS], 0, 0), "n_queries"),
         (lambda: accounting.cgp_composition([-1.0]), "rhos"),
@@ -655,14 +657,14 @@ def test_bad_input_raises_value_error(call, message):
 
 def test_load_cabspotting_rejects_missing_path_and_malformed_lines(tmp_path):
     with pytest.raises(ValueError, match="path"):
-        cgp.load_cabspotting(tmp_path / "missing")
+        cabspotting.load_cabspotting(tmp_path / "missing")
     bad = tmp_path / "new_bad.txt"
     bad.write_text("37.7 -122.4 1\n")
     with pytest.raises(ValueError, match="line 1"):
-        cgp.load_cabspotting(bad)
+        cabspotting.load_cabspotting(bad)
     (tmp_path / "empty").mkdir()
     with pytest.raises(ValueError, match="no cabspotting"):
-        cgp.load_cabspotting(tmp_path / "empty")
+        cabspotting.load_cabspotting(tmp_path / "empty")
 
 
 def test_noise_norms_have_the_gamma_and_chi_laws():
@@ -722,30 +724,36 @@ def test_clean_fixes_drops_region_and_speed_outliers_exactly():
     lat = np.array([37.70, 37.7001, 44.0, 37.7002, 37.90, 37.7003])
     lon = np.array([-122.40, -122.40, -122.40, -122.40, -122.40, -122.40])
     time = np.array([0, 60, 90, 120, 125, 180])
-    keep = cgp.clean_fixes(
-        lat, lon, time, region=cgp.BAY_AREA, max_speed=cgp.MAX_TAXI_SPEED
+    keep = cabspotting.clean_fixes(
+        lat,
+        lon,
+        time,
+        region=cabspotting.BAY_AREA,
+        max_speed=cabspotting.MAX_TAXI_SPEED,
     )
     # 44.0 is outside the box; 37.90 is 22 km from the last kept fix in 5 s
     np.testing.assert_array_equal(keep, [True, True, False, True, False, True])
-    assert cgp.clean_fixes(lat, lon, time, region=None, max_speed=None).all()
+    assert cabspotting.clean_fixes(lat, lon, time, region=None, max_speed=None).all()
     # the distance is the haversine one: 0.01 degree of latitude is 1113.2 m on this
     # sphere
     assert cabspotting._ground_distance(37.0, -122.0, 37.01, -122.0) == pytest.approx(
         6378137.0 * math.radians(0.01)
     )
     with pytest.raises(ValueError, match="sorted"):
-        cgp.clean_fixes(lat, lon, time[::-1])
+        cabspotting.clean_fixes(lat, lon, time[::-1])
     with pytest.raises(ValueError, match="max_speed"):
-        cgp.clean_fixes(lat, lon, time, max_speed=0.0)
+        cabspotting.clean_fixes(lat, lon, time, max_speed=0.0)
 
 
 def test_load_cabspotting_cleans_a_realistic_folder(tmp_path):
     genuine = write_cab_folder(tmp_path, np.random.default_rng(0))
-    raw = cgp.load_cabspotting(tmp_path)
+    raw = cabspotting.load_cabspotting(tmp_path)
     # no cleaning by default: outliers kept
     assert [len(c) for c in raw] == [6002, 6000, 59]
     raw_span = np.ptp(raw[0][:, 1])
-    cabs = cgp.load_cabspotting(tmp_path, **cgp.CABSPOTTING_PAPER_FILTER)
+    cabs = cabspotting.load_cabspotting(
+        tmp_path, **cabspotting.CABSPOTTING_PAPER_FILTER
+    )
     # both outliers gone, the 59-fix cab dropped
     assert [len(c) for c in cabs] == [6000, 6000]
     # the 700 km outlier dominated the raw extent
@@ -753,13 +761,19 @@ def test_load_cabspotting_cleans_a_realistic_folder(tmp_path):
     # only the cabs needed are read: with n_cabs = 1 the second file is never opened
     (tmp_path / "new_cab01.txt").write_text("not a cabspotting line\n")
     assert (
-        len(cgp.load_cabspotting(tmp_path, n_cabs=1, **cgp.CABSPOTTING_PAPER_FILTER))
+        len(
+            cabspotting.load_cabspotting(
+                tmp_path, n_cabs=1, **cabspotting.CABSPOTTING_PAPER_FILTER
+            )
+        )
         == 1
     )
     with pytest.raises(ValueError, match="line 1"):
-        cgp.load_cabspotting(tmp_path, n_cabs=2, **cgp.CABSPOTTING_PAPER_FILTER)
+        cabspotting.load_cabspotting(
+            tmp_path, n_cabs=2, **cabspotting.CABSPOTTING_PAPER_FILTER
+        )
     with pytest.raises(ValueError, match="max_fixes"):
-        cgp.load_cabspotting(tmp_path, min_fixes=10, max_fixes=5)
+        cabspotting.load_cabspotting(tmp_path, min_fixes=10, max_fixes=5)
     assert sum(genuine.values()) == 12059
 
 
@@ -856,10 +870,10 @@ def test_pch_centre_share_two_thirds_gives_the_printed_margin():
 
 def test_median_interval_brackets_the_median_and_covers_at_the_stated_rate():
     values = np.arange(1.0, 102.0)  # median 51
-    median, low, high = cgp.median_interval(values, np.random.default_rng(0))
+    median, low, high = liang_yi.median_interval(values, np.random.default_rng(0))
     assert median == 51 and low <= 51 <= high and 40 < low and high < 62
     with pytest.raises(ValueError, match="values"):
-        cgp.median_interval([1.0], np.random.default_rng(0))
+        liang_yi.median_interval([1.0], np.random.default_rng(0))
     # coverage of the true median of Exp(1), log 2, over 200 samples of size 60: a
     # correct 95% interval covers about 95% (the percentile bootstrap of a median is a
     # little conservative or liberal by a few points); fewer than 170 of 200 would
@@ -868,7 +882,7 @@ def test_median_interval_brackets_the_median_and_covers_at_the_stated_rate():
     covered = sum(
         low <= math.log(2) <= high
         for low, high in (
-            cgp.median_interval(rng.exponential(size=60), rng, n_boot=500)[1:]
+            liang_yi.median_interval(rng.exponential(size=60), rng, n_boot=500)[1:]
             for _ in range(200)
         )
     )
@@ -880,7 +894,7 @@ def test_notebook_11_runs_end_to_end_on_a_cabspotting_folder(tmp_path):
     """Issue 17: with trajectories_path set, notebook 11 runs under the default profile
     on cleaned real-format data (here: 7 long cabs, one with two outliers, and a 59-fix
     cab) and prints verdicts instead of failing."""
-    from dpnn import run as runner
+    from companion import run as runner
 
     folder = tmp_path / "cabspotting"
     folder.mkdir()

@@ -1,4 +1,5 @@
-"""dpnn.claims: every rule flips with the effect, respects floor and ceiling, and uses
+"""companion.claims: every rule flips with the effect, respects floor and ceiling, and
+uses
 the standard errors it states; the dependent-sample tests match hand computations,
 known values and a brute-force Holm; no notebook types a verdict."""
 
@@ -14,9 +15,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dpnn import claims
-from dpnn.claims import rules
-from dpnn.claims.core import Verdict, combine
+from companion import claims
+from companion.claims import rules
+from companion.claims.core import Verdict, combine
 
 X = np.array([1e-6, 1e-5, 1e-4, 1e-3])
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -969,8 +970,8 @@ def test_summary_counts_each_verdict_per_source():
 def test_counts_per_source_of_a_runs_folder_and_the_verdicts_that_changed(
     tmp_path, monkeypatch, capsys
 ):
-    from dpnn.claims.__main__ import main
-    from dpnn.run import figures_dir_for
+    from companion.catalog import figures_dir_for
+    from companion.claims.__main__ import main
 
     # a thesis run's ledgers go to figures/thesis, beside the default run's figures/
     assert figures_dir_for(tmp_path, "thesis") == tmp_path / "figures" / "thesis"
@@ -1005,7 +1006,8 @@ def test_counts_per_source_of_a_runs_folder_and_the_verdicts_that_changed(
 # --- no notebook types a verdict -----------------------------------------------------
 
 VERDICT_WORDS = re.compile(r"\b(agrees|partly|differs|not comparable)\b", re.IGNORECASE)
-#: Notebooks whose verdicts are not yet computed by dpnn.claims: this list only shrinks.
+#: Notebooks whose verdicts are not yet computed by companion.claims: this list only
+# shrinks.
 NOT_YET_CONVERTED: set[str] = set()
 
 
@@ -1032,7 +1034,7 @@ def test_no_notebook_types_a_verdict(path):
     if path.stem in NOT_YET_CONVERTED:
         assert found, f"{path.stem} types no verdict: drop it from the allow-list"
         return
-    assert not found, f"verdicts typed in {path.name} (use dpnn.claims): {found}"
+    assert not found, f"verdicts typed in {path.name} (use companion.claims): {found}"
 
 
 # --- Gursoy et al. (notebook 09): comparisons over cross-validation folds ------------

@@ -15,6 +15,7 @@ import pytest
 import shapely
 from scipy import integrate, stats
 
+from companion.studies import gursoy
 from dpnn import classification as c
 from dpnn import data
 
@@ -684,8 +685,10 @@ def test_proposed_beats_baseline_on_moons_at_epsilon_one():
     # half-widths); deterministic given the seed, so this pins the notebook's comparison
     # rather than a rate.
     points, labels = data.classification_dataset("moons")
-    table = c.rn_study(points, labels, 2, [1.0], [100], 2, 2, np.random.default_rng(22))
-    summary = c.summarize(table, ["method"]).set_index("method")
+    table = gursoy.rn_study(
+        points, labels, 2, [1.0], [100], 2, 2, np.random.default_rng(22)
+    )
+    summary = gursoy.summarize(table, ["method"]).set_index("method")
     assert summary.loc["proposed", "mean"] - summary.loc["baseline", "mean"] > (
         summary.loc["proposed", "ci95"] + summary.loc["baseline", "ci95"]
     )
@@ -704,7 +707,7 @@ def test_summarize_uses_student_t_half_widths():
     table = pd.DataFrame(
         {"method": ["a"] * 5 + ["b"] * 2, "accuracy": values + [0.3, 0.6]}
     )
-    summary = c.summarize(table, ["method"]).set_index("method")
+    summary = gursoy.summarize(table, ["method"]).set_index("method")
     mean = sum(values) / 5
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / 4)
     assert summary.loc["a", "ci95"] == pytest.approx(
@@ -715,7 +718,7 @@ def test_summarize_uses_student_t_half_widths():
     # the normal interval is about 30% too narrow
     assert summary.loc["a", "ci95"] > 1.96 * sd / math.sqrt(5) * 1.4
     with pytest.raises(ValueError, match="at least 2 rows"):
-        c.summarize(
+        gursoy.summarize(
             pd.DataFrame({"method": ["a", "b", "b"], "accuracy": [0.5, 0.4, 0.6]}),
             ["method"],
         )
@@ -729,7 +732,7 @@ def test_conversion_metrics_exact_values():
 
 @pytest.mark.filterwarnings("ignore:scipy.optimize:DeprecationWarning")
 def test_diffprivlib_models_import_and_fit():
-    LogisticRegression, GaussianNB = c.diffprivlib_models()
+    LogisticRegression, GaussianNB = gursoy.diffprivlib_models()
     points, labels = _two_clusters(np.random.default_rng(23), 1000)
     # Over 60 seeds at epsilon = 5: naive Bayes scored 0.991 (sd 0.009), logistic
     # regression 0.993 (sd 0.004); the thresholds sit 20 and 98 sd below (false-failure
@@ -970,7 +973,7 @@ def test_knn_baseline_privacy_loss_with_ties_is_at_most_epsilon():
     epsilon; false-failure rate 1e-3 in all, split equally over the two chi-square tests
     and the audit.
     """
-    from dpnn.audit import binned_loss
+    from companion.audit import binned_loss
 
     epsilon = 1.0
     bigger = _with_record(TIE_POINTS, TIE_LABELS, [0.5, 0.5], 0)

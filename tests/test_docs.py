@@ -122,7 +122,9 @@ def test_no_issue_numbers_in_reader_facing_text():
     ) == ["Issue #17", "issues 3"]
 
 
-COMMAND = re.compile(r"^(?:\.venv/bin/python -m dpnn\.|python -m dpnn\.|make )")
+COMMAND = re.compile(
+    r"^(?:\.venv/bin/python -m companion\.|python -m companion\.|make )"
+)
 
 
 def documented_commands(text: str) -> list[tuple[str, str]]:
@@ -143,15 +145,15 @@ def documented_commands(text: str) -> list[tuple[str, str]]:
 
 def test_the_command_finder_reads_spans_and_blocks():
     text = (
-        "Run `.venv/bin/python -m dpnn.run 05` "
+        "Run `.venv/bin/python -m companion.run 05` "
         "now.\n\n```bash\nmake run NB=05  # one\n```\n\n"
-        "In conda: `conda activate dpnn`, then `python -m dpnn.lab`."
+        "In conda: `conda activate dpnn`, then `python -m companion.lab`."
     )
     commands = [c for c, _ in documented_commands(text)]
     assert commands == [
-        ".venv/bin/python -m dpnn.run 05",
+        ".venv/bin/python -m companion.run 05",
         "make run NB=05",
-        "python -m dpnn.lab",
+        "python -m companion.lab",
     ]
 
 
@@ -160,8 +162,8 @@ def _run_documented(command: str) -> subprocess.CompletedProcess:
     -n."""
     words = shlex.split(command)
     # in this process: no start-up
-    if words[:3] == [".venv/bin/python", "-m", "dpnn.run"]:
-        from dpnn import run
+    if words[:3] == [".venv/bin/python", "-m", "companion.run"]:
+        from companion import run
 
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -189,7 +191,8 @@ def _run_documented(command: str) -> subprocess.CompletedProcess:
 
 
 def test_every_documented_command_works_as_written():
-    # Old docs: bare `python -m dpnn.run` (no module 'dpnn' without an activated venv)
+    # Old docs: bare `python -m companion.run` (no module 'dpnn' without an activated
+    # venv)
     # and `... NN` forms the runner refused (`unknown notebook(s) ['05']`).
     problems, ran = [], 0
     for name, text in reader_texts().items():

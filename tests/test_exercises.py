@@ -8,11 +8,11 @@ import nbformat
 import papermill
 import pytest
 
-from dpnn import run as runner
-from dpnn import student
+from companion import catalog, parameters, student
+from companion import run as runner
 
-ROOT = runner.repository_root()
-NOTEBOOKS = runner.notebook_paths(ROOT)
+ROOT = catalog.repository_root()
+NOTEBOOKS = catalog.notebook_paths(ROOT)
 WITH_EXERCISES = [
     p for p in NOTEBOOKS if student.exercises(nbformat.read(p, as_version=4))
 ]
@@ -145,19 +145,19 @@ def test_the_student_edition_has_every_notebook_and_no_solution(edition):
 
 @pytest.mark.parametrize("path", WITH_EXERCISES, ids=[p.stem for p in WITH_EXERCISES])
 def test_the_student_edition_executes_under_the_ci_profile(edition, path, tmp_path):
-    parameters = runner.resolve_parameters(
-        runner.load_profiles(ROOT)["ci"].get(path.stem, {}),
+    values = parameters.resolve_parameters(
+        parameters.load_profiles(ROOT)["ci"].get(path.stem, {}),
         {},
-        runner.notebook_defaults(path),
+        parameters.notebook_defaults(path),
         path.stem,
-        runner.notebook_types(path),
+        parameters.notebook_types(path),
     )
     runner.ensure_kernel()
     executed = tmp_path / path.name
     papermill.execute_notebook(
         str(edition / path.name),
         str(executed),
-        parameters=parameters,
+        parameters=values,
         kernel_name=runner.KERNEL_NAME,
         cwd=str(tmp_path),
         progress_bar=False,

@@ -1,17 +1,20 @@
-"""dpnn.experiments and the real-data loaders: determinism, caching, fairness rules."""
+"""companion.studies.thesis and the real-data loaders: determinism, caching, fairness
+rules."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from dpnn import data, experiments
+from companion import cached_loops
+from companion.studies import thesis
+from dpnn import data
 from dpnn.traversal import parse_variant
 
 SMALL = {"dataset": "uniform", "n": 600, "n_queries": 60}
 
 
 def small_grid():
-    return experiments.grid(
+    return thesis.grid(
         **SMALL,
         d=[1, 2],
         utility=["dis", "cmp"],
@@ -23,8 +26,8 @@ def small_grid():
 
 def test_results_do_not_depend_on_n_jobs_or_order():
     points = small_grid()
-    one = experiments.run_grid(points, seed=3, n_jobs=1, progress=False)
-    two = experiments.run_grid(points[::-1], seed=3, n_jobs=2, progress=False)[
+    one = thesis.run_grid(points, seed=3, n_jobs=1, progress=False)
+    two = thesis.run_grid(points[::-1], seed=3, n_jobs=2, progress=False)[
         ::-1
     ].reset_index(drop=True)
     pd.testing.assert_frame_equal(one, two)
@@ -32,11 +35,11 @@ def test_results_do_not_depend_on_n_jobs_or_order():
 
 def test_cached_and_fresh_results_are_identical(tmp_path):
     points = small_grid()[:6]
-    fresh = experiments.run_grid(points, seed=4, n_jobs=1, progress=False)
-    first = experiments.run_grid(
+    fresh = thesis.run_grid(points, seed=4, n_jobs=1, progress=False)
+    first = thesis.run_grid(
         points, seed=4, n_jobs=1, cache_dir=tmp_path, progress=False
     )
-    cached = experiments.run_grid(
+    cached = thesis.run_grid(
         points, seed=4, n_jobs=1, cache_dir=tmp_path, progress=False
     )
     assert any(tmp_path.rglob("*.pkl")), "the cache must be written"
@@ -45,10 +48,10 @@ def test_cached_and_fresh_results_are_identical(tmp_path):
 
 
 def test_a_different_seed_gives_different_queries():
-    a = experiments.evaluate(
+    a = thesis.evaluate(
         {**SMALL, "variant": "basic", "utility": "cmp", "epsilon": 3.0}, seed=1
     )
-    b = experiments.evaluate(
+    b = thesis.evaluate(
         {**SMALL, "variant": "basic", "utility": "cmp", "epsilon": 3.0}, seed=2
     )
     assert a["raw"] != b["raw"] or a["top5"] != b["top5"]
@@ -58,7 +61,7 @@ def test_a_different_seed_gives_different_queries():
 def test_geo_releases_as_many_values_as_dp_tt(variant):
     # Fairness rules of §6.2 on a complete tree (2^7 points), where DP-TT's counts are
     # exact.
-    row = experiments.evaluate(
+    row = thesis.evaluate(
         {
             "dataset": "uniform",
             "n": 128,
@@ -80,12 +83,12 @@ def test_geo_releases_as_many_values_as_dp_tt(variant):
         )
     else:
         assert row["geo_released"] == row["released"]
-    runs, per_run = experiments.geo_plan(variant, row["tree_height"])
+    runs, per_run = thesis.geo_plan(variant, row["tree_height"])
     assert runs * per_run == row["geo_released"]
 
 
 def test_geo_budget_is_split_over_its_runs():
-    row = experiments.evaluate(
+    row = thesis.evaluate(
         {
             "dataset": "uniform",
             "n": 128,
@@ -103,7 +106,7 @@ def test_geo_budget_is_split_over_its_runs():
 
 def test_bad_dataset_is_named():
     with pytest.raises(ValueError, match="dataset must be uniform, gaussian"):
-        experiments.evaluate({"dataset": "mars", "n": 10}, seed=0)
+        thesis.evaluate({"dataset": "mars", "n": 10}, seed=0)
 
 
 def test_load_checkins_cuts_the_box_and_quantizes(tmp_path):
@@ -154,11 +157,11 @@ def test_real_regions_are_offline_and_in_metres():
 def test_dask_backend_on_a_local_cluster_equals_a_local_run(tmp_path, monkeypatch):
     distributed = pytest.importorskip("distributed")
     points = small_grid()[:8]
-    local = experiments.run_grid(points, seed=5, n_jobs=1, progress=False)
+    local = thesis.run_grid(points, seed=5, n_jobs=1, progress=False)
     with distributed.LocalCluster(
         n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None
     ) as cluster:
-        by_address = experiments.run_grid(
+        by_address = thesis.run_grid(
             points,
             seed=5,
             backend="dask",
@@ -167,17 +170,17 @@ def test_dask_backend_on_a_local_cluster_equals_a_local_run(tmp_path, monkeypatc
         )
         monkeypatch.setenv("DPNN_DASK_SCHEDULER", cluster.scheduler_address)
         calls = []
-        on_dask = experiments._run_on_dask
+        on_dask = cached_loops._run_on_dask
         monkeypatch.setattr(
-            experiments, "_run_on_dask", lambda *a: calls.append(a) or on_dask(*a)
+            cached_loops, "_run_on_dask", lambda *a: calls.append(a) or on_dask(*a)
         )
         # backend from the env
-        by_env = experiments.run_grid(points, seed=5, cache_dir=tmp_path, progress=True)
+        by_env = thesis.run_grid(points, seed=5, cache_dir=tmp_path, progress=True)
         assert len(calls) == 1, (
             "with DPNN_DASK_SCHEDULER set, the default backend is dask"
         )
         with distributed.Client(cluster) as client:
-            cached = experiments.run_grid(
+            cached = thesis.run_grid(
                 points,
                 seed=5,
                 backend="dask",
@@ -194,9 +197,9 @@ def test_dask_backend_on_a_local_cluster_equals_a_local_run(tmp_path, monkeypatc
 def test_dask_backend_needs_a_scheduler_and_backend_is_checked(monkeypatch):
     monkeypatch.delenv("DPNN_DASK_SCHEDULER", raising=False)
     with pytest.raises(ValueError, match="scheduler"):
-        experiments.run_grid(small_grid()[:1], backend="dask", progress=False)
+        thesis.run_grid(small_grid()[:1], backend="dask", progress=False)
     with pytest.raises(ValueError, match="backend"):
-        experiments.run_grid(small_grid()[:1], backend="ray", progress=False)
+        thesis.run_grid(small_grid()[:1], backend="ray", progress=False)
 
 
 def test_delta_exponent_moves_only_the_accounting():
@@ -213,8 +216,8 @@ def test_delta_exponent_moves_only_the_accounting():
         "n_queries": 50,
     }
     text, code = (
-        experiments.evaluate(point, seed=5),
-        experiments.evaluate(point, seed=5, delta_exponent=1.1),
+        thesis.evaluate(point, seed=5),
+        thesis.evaluate(point, seed=5, delta_exponent=1.1),
     )
     assert text["top5"] == code["top5"] and text["raw"] == code["raw"]
     # E1 on a tree of height h: h - 1 steps, each charged eps (thesis)
@@ -230,28 +233,28 @@ def test_delta_exponent_moves_only_the_accounting():
     )
     assert code["epsilon_thesis"] > text["epsilon_thesis"]
     with pytest.raises(ValueError, match="delta_exponent"):
-        experiments.evaluate(point, delta_exponent=0)
+        thesis.evaluate(point, delta_exponent=0)
 
 
 def test_at_level_interpolates_in_log_x_and_never_extrapolates():
     curve = pd.DataFrame({"x": [1e-4, 1e-2, 1e-3], "y": [0.1, 0.5, 0.3]})
-    assert experiments.at_level(curve, "x", "y", 1e-3) == pytest.approx(0.3)
+    assert thesis.at_level(curve, "x", "y", 1e-3) == pytest.approx(0.3)
     # halfway in log10
-    assert experiments.at_level(curve, "x", "y", 10**-3.5) == pytest.approx(0.2)
-    assert np.isnan(experiments.at_level(curve, "x", "y", 1e-1))
+    assert thesis.at_level(curve, "x", "y", 10**-3.5) == pytest.approx(0.2)
+    assert np.isnan(thesis.at_level(curve, "x", "y", 1e-1))
     with pytest.raises(ValueError, match="level"):
-        experiments.at_level(curve, "x", "y", -1)
+        thesis.at_level(curve, "x", "y", -1)
 
 
 def test_geo_sweep_with_neighbours_finds_at_least_as_often():
-    one = experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3)
-    many = experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3, k=16)
+    one = thesis.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3)
+    many = thesis.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 200, seed=3, k=16)
     assert (
         many["k"].iloc[0] == 16
         and many["geo_top5"].iloc[0] >= one["geo_top5"].iloc[0] - 0.1
     )
     with pytest.raises(ValueError, match="k"):
-        experiments.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 10, k=0)
+        thesis.geo_sweep("uniform", 2000, 2, 1.0, [1e4], 10, k=0)
 
 
 def test_levels_table_interpolates_each_variant_in_log_x():
@@ -262,7 +265,7 @@ def test_levels_table_interpolates_each_variant_in_log_x():
             "top5": [0.2, 0.6, 0.1, 0.5, 0.9],
         }
     )
-    levels = experiments.levels_table(table, ["b", "a"], [1e-3, 1e-5])
+    levels = thesis.levels_table(table, ["b", "a"], [1e-3, 1e-5])
     assert list(levels.index) == ["b", "a"]
     assert list(levels.columns) == ["ε*/Δ = 0.001", "ε*/Δ = 1e-05"]
     # a at 1e-3: halfway in log10 between 1e-4 (0.2) and 1e-2 (0.6); 1e-5 is off its
@@ -279,7 +282,7 @@ def test_value_at_names_one_row_or_none():
             "top5": [0.3, 0.4, 0.7],
         }
     )
-    assert experiments.value_at(table, "top5", d=2, variant="P8", Δ=1e5) == 0.7
-    assert np.isnan(experiments.value_at(table, "top5", d=3, variant="P8"))
+    assert thesis.value_at(table, "top5", d=2, variant="P8", Δ=1e5) == 0.7
+    assert np.isnan(thesis.value_at(table, "top5", d=3, variant="P8"))
     with pytest.raises(ValueError, match="at most one row, 2 match"):
-        experiments.value_at(table, "top5", variant="P8")
+        thesis.value_at(table, "top5", variant="P8")

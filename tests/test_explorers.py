@@ -2,6 +2,7 @@
 sliders that redraw."""
 
 import importlib
+
 import matplotlib
 
 matplotlib.use("agg")
@@ -10,7 +11,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 from scipy.special import expit  # noqa: E402
 
-from dpnn import accounting, explorers, mechanisms  # noqa: E402
+from companion import explorers  # noqa: E402
+from dpnn import accounting, mechanisms  # noqa: E402
 
 
 def test_without_a_front_end_every_explorer_draws_one_static_figure(monkeypatch):

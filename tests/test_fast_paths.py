@@ -8,8 +8,8 @@ tolerance, on inputs including the degenerate ones, and on the sizes the noteboo
 import numpy as np
 import pytest
 
+from companion.studies import gursoy
 from dpnn import cgp
-
 
 # --- hull_jaccard: shapely sees only the points on or near each hull ------------------
 
@@ -89,7 +89,8 @@ def test_hull_jaccard_zero_area_still_an_error():
 
 
 def _overlap_graphs():
-    from dpnn import classification as c, data
+    from dpnn import classification as c
+    from dpnn import data
 
     rng = np.random.default_rng(9)
     for name, sizes in (
@@ -99,7 +100,7 @@ def _overlap_graphs():
     ):
         points, _ = data.classification_dataset(name)
         train, test = points[: int(0.8 * len(points))], points[int(0.8 * len(points)) :]
-        radius = c.tuned_radius(train, test, 10)
+        radius = gursoy.tuned_radius(train, test, 10)
         for n in sizes:
             chosen = test[rng.choice(len(test), min(n, len(test)), replace=False)]
             for scale in (0.5, 1.0, 2.0):
@@ -166,7 +167,8 @@ def test_disc_masses_equal_the_per_query_box_mass(m):
 
 
 def test_noninteractive_conversion_on_moons_unchanged():
-    from dpnn import classification as c, data
+    from dpnn import classification as c
+    from dpnn import data
 
     points, _ = data.classification_dataset("moons")
     train, queries = points[:800], points[800:900]
@@ -200,7 +202,8 @@ def test_noninteractive_conversion_on_moons_unchanged():
 
 @pytest.mark.parametrize("name", ["moons", "iris", "wine", "breast_cancer", "digits"])
 def test_knn_counts_equal_the_lexsort_path(name):
-    from dpnn import classification as c, data
+    from dpnn import classification as c
+    from dpnn import data
 
     points, labels = data.classification_dataset(name)
     n_labels = int(labels.max() + 1)
@@ -235,7 +238,8 @@ def test_knn_counts_break_many_ties_by_record_order():
 
 
 def test_remembered_counts_are_the_computed_ones_and_not_shared():
-    from dpnn import classification as c, data
+    from dpnn import classification as c
+    from dpnn import data
 
     points, labels = data.classification_dataset("wine")
     queries, radii = points[:30], np.full(30, 0.4)
@@ -361,7 +365,8 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     # each sample (_sample_reach) and evaluates exactly near it; against evaluating
     # every location, including radii exactly at a threshold and one unit in the last
     # place on either side.
-    from dpnn import classification as c, data
+    from dpnn import classification as c
+    from dpnn import data
 
     points, _ = data.classification_dataset(name, seed=7)
     rng = np.random.default_rng(9)

@@ -3,7 +3,8 @@
 
 Laws are checked exactly: output probabilities on a small domain computed independently
 of the sampler, against samples by a chi-square test (false-failure rate 1e-4 each).
-Privacy is audited with dpnn.audit (false-alarm rate 1e-3) beside a negative control the
+Privacy is audited with companion.audit (false-alarm rate 1e-3) beside a negative
+control the
 audit must catch.
 """
 
@@ -11,8 +12,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from dpnn.audit import binned_loss
-from dpnn.baselines import (
+from companion.audit import binned_loss
+from dpnn.local_mechanisms import (
     lsrr,
     lsrr_mse,
     lsrr_probabilities,
@@ -214,7 +215,7 @@ def test_bad_side_and_levels_are_rejected():
 from scipy.integrate import dblquad  # noqa: E402
 from scipy.special import logsumexp  # noqa: E402
 
-from dpnn import metrics  # noqa: E402
+from companion import metrics  # noqa: E402
 from dpnn.accounting import pld_discretisation  # noqa: E402
 from dpnn.baselines import epsilon_for_mse, geo_mse, perturb_location  # noqa: E402
 from dpnn.traversal import SCHEDULES, dptt, epsilon_schedule  # noqa: E402

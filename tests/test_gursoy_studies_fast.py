@@ -11,7 +11,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from dpnn import classification as c
+from companion.studies import gursoy
 from dpnn import data, privbayes
 
 
@@ -22,7 +22,7 @@ def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch
 
     def run():
         return (
-            c.rn_study(
+            gursoy.rn_study(
                 points,
                 labels,
                 2,
@@ -33,7 +33,7 @@ def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch
                 np.random.default_rng(1),
                 **arguments,
             ),
-            c.knn_study(
+            gursoy.knn_study(
                 points,
                 labels,
                 2,

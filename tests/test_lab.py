@@ -1,7 +1,8 @@
 """``make lab`` in a real browser: JupyterLab on the reader's copies, not the checkout.
 
-The server is started as ``make lab`` starts it (:func:`dpnn.lab.prepare` and
-:func:`dpnn.lab.command`), on copies in a temporary folder, with JupyterLab's autosave
+The server is started as ``make lab`` starts it (:func:`companion.lab.prepare` and
+:func:`companion.lab.command`), on copies in a temporary folder, with JupyterLab's
+autosave
 interval shortened to 2 s (a settings override in a temporary settings folder; the
 default is 120 s) and every cell rendered (no windowing), so the test can click any
 cell. Debian's chromium, driven by playwright, opens notebook 05, runs its parameters
@@ -18,13 +19,12 @@ import socket
 import subprocess
 import time
 import urllib.request
-from pathlib import Path
 
 import nbformat
 import pytest
 
-from dpnn import lab
-from dpnn.run import repository_root
+from companion import lab
+from companion.catalog import repository_root
 
 ROOT = repository_root()
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -267,7 +267,7 @@ def test_every_explorer_fits_1366_px_and_its_first_slider_moves_the_figure(
         "display_name": "Python (dpnn .venv)",
         "language": "python",
     }
-    nb.cells = [nbformat.v4.new_code_cell("from dpnn import explorers")] + [
+    nb.cells = [nbformat.v4.new_code_cell("from companion import explorers")] + [
         nbformat.v4.new_code_cell(f"explorers.{name}();") for name in EXPLORERS
     ]
     nbformat.write(nb, copies / "explorers_probe.ipynb")

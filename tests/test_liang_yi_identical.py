@@ -13,8 +13,9 @@ import pandas as pd
 import pytest
 from scipy.special import lambertw
 
+from companion.studies import liang_yi as studies
 from dpnn import cgp, mechanisms
-from dpnn.cgp import basic, hull, studies, svt, tuples
+from dpnn.cgp import basic, hull, svt, taxi_walks
 from dpnn.cgp.hull import _hull, _jaccard
 
 LOWEST = np.nextafter(-1.0 / np.e, 0.0)  # the argument's floor in planar_laplace
@@ -294,7 +295,7 @@ def test_sample_tuple_is_the_sorted_sample():
     path = PATHS[0]
     for n in (1, 10, 699, len(path) - 1, len(path), 10**6):
         assert _same_bits(
-            tuples.sample_tuple(path, n, np.random.default_rng(n)),
+            taxi_walks.sample_tuple(path, n, np.random.default_rng(n)),
             _reference_sample_tuple(path, n, np.random.default_rng(n)),
         )
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.integrate import nquad, quad
 
-from dpnn import metrics
-from dpnn.baselines import (
+from companion import metrics
+from dpnn.local_mechanisms import (
     lsrr,
     lsrr_mse,
     lsrr_probabilities,

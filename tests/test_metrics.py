@@ -1,10 +1,15 @@
-"""dpnn.metrics on hand-made answers."""
+"""companion.metrics on hand-made answers."""
 
 import numpy as np
 import pytest
 
-from dpnn import metrics
-from dpnn.metrics import precision_recall, raw_accuracy, standard_error, topk_accuracy
+from companion import metrics
+from companion.metrics import (
+    precision_recall,
+    raw_accuracy,
+    standard_error,
+    topk_accuracy,
+)
 
 
 def test_raw_and_topk_accuracy_and_precision_recall():

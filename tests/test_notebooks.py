@@ -8,10 +8,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from dpnn import run as runner
+from companion import catalog, parameters
+from companion import run as runner
 
 ROOT = Path(__file__).resolve().parents[1]
-NOTEBOOKS = runner.notebook_paths(ROOT)
+NOTEBOOKS = catalog.notebook_paths(ROOT)
 IDS = [p.stem for p in NOTEBOOKS]
 
 
@@ -72,10 +73,10 @@ def test_notebook_follows_the_fixed_opening(path):
 
 
 def test_profiles_name_only_declared_parameters_and_default_matches_the_cells():
-    profiles = runner.load_profiles(ROOT)
+    profiles = parameters.load_profiles(ROOT)
     assert {"ci", "default", "thesis"} <= set(profiles)
     for path in NOTEBOOKS:
-        defaults = runner.notebook_defaults(path)
+        defaults = parameters.notebook_defaults(path)
         for profile, notebooks in profiles.items():
             unknown = set(notebooks.get(path.stem, {})) - set(defaults)
             assert not unknown, f"{profile}/{path.stem} sets undeclared {unknown}"
@@ -87,7 +88,7 @@ def test_profiles_name_only_declared_parameters_and_default_matches_the_cells():
 
 def test_unknown_profile_is_a_clear_error():
     with pytest.raises(
-        runner.RunError,
+        parameters.RunError,
         match=r"unknown profile 'nope'; valid profiles: \['ci', 'default'",
     ):
         runner.run("nope", [], {})
@@ -95,7 +96,7 @@ def test_unknown_profile_is_a_clear_error():
 
 def test_unknown_notebook_is_a_clear_error():
     with pytest.raises(
-        runner.RunError,
+        parameters.RunError,
         match=r"unknown notebook '99_missing' \(it matches none\); .* valid notebooks",
     ):
         runner.run("ci", ["99_missing"], {})
@@ -103,7 +104,7 @@ def test_unknown_notebook_is_a_clear_error():
 
 def test_unknown_parameter_is_a_clear_error():
     with pytest.raises(
-        runner.RunError,
+        parameters.RunError,
         match=r"unknown parameter\(s\) \['no_such'\] for notebook\(s\) "
         r"\['01_dp_primer'\]; valid parameters",
     ):
@@ -140,7 +141,8 @@ def _one_notebook_project(root, monkeypatch, name, *code):
 def test_failing_notebook_names_notebook_and_cell(tmp_path, monkeypatch):
     _one_notebook_project(tmp_path, monkeypatch, "50_broken", "y = x + 1", "1 / 0")
     with pytest.raises(
-        runner.RunError, match=r"50_broken.ipynb failed in cell 3 .*ZeroDivisionError"
+        parameters.RunError,
+        match=r"50_broken.ipynb failed in cell 3 .*ZeroDivisionError",
     ):
         runner.run("ci", [], {}, figures_dir=tmp_path / "figures")
 
@@ -160,8 +162,8 @@ def test_notebook_reruns_under_the_ci_profile(path, tmp_path):
         "ci", [path.stem], {}, output_dir=tmp_path, figures_dir=tmp_path / "figures"
     )
     nb = json.loads(executed[0].read_text())
-    ci_params = runner.load_profiles(ROOT)["ci"].get(path.stem, {})
-    defaults = runner.notebook_defaults(path)
+    ci_params = parameters.load_profiles(ROOT)["ci"].get(path.stem, {})
+    defaults = parameters.notebook_defaults(path)
     if any(defaults[k] != v for k, v in ci_params.items()):
         assert any(
             "injected-parameters" in c["metadata"].get("tags", []) for c in nb["cells"]
@@ -169,10 +171,12 @@ def test_notebook_reruns_under_the_ci_profile(path, tmp_path):
 
 
 def test_command_line_values_are_read_as_numbers():
-    assert runner.parse_value("1e3") == 1000.0
-    assert runner.parse_value("[1e9, 1e3]") == [1e9, 1000.0]
-    assert runner.parse_value("0.5") == 0.5 and runner.parse_value("cmp") == "cmp"
-    assert runner.parse_value("true") is True
+    assert parameters.parse_value("1e3") == 1000.0
+    assert parameters.parse_value("[1e9, 1e3]") == [1e9, 1000.0]
+    assert (
+        parameters.parse_value("0.5") == 0.5 and parameters.parse_value("cmp") == "cmp"
+    )
+    assert parameters.parse_value("true") is True
 
 
 # [tool.ruff] line-length; `make format` formats the code cells

@@ -1,4 +1,4 @@
-"""dpnn.plots: saving, style, no global state."""
+"""companion.plots: saving, style, no global state."""
 
 import matplotlib
 
@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from dpnn import plots  # noqa: E402
+from companion import plots  # noqa: E402
 
 
 def test_save_writes_named_png_with_stable_bytes(tmp_path, monkeypatch):
@@ -97,6 +97,7 @@ def test_variant_panels_legend_names_a_series_as_asked():
 
 def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
     import numpy as np
+
     from dpnn.trees import build_tree
 
     tree = build_tree(np.arange(8.0))
@@ -120,6 +121,7 @@ def test_tree_diagram_stars_the_target_and_labelled_scatter_moves_labels():
 
 def test_tree_diagram_and_partition_use_the_same_node_labels():
     import numpy as np
+
     from dpnn.trees import build_tree
 
     tree = build_tree(np.array([[1.0, 5.0], [2.0, 3.0], [7.0, 1.0], [4.0, 4.0]]))

@@ -2,7 +2,7 @@
 
 For every mechanism we histogram the outputs on neighbouring inputs (for
 geo-indistinguishability: two locations at distance d) and assert that the
-lower confidence bound of ``dpnn.audit.binned_loss`` on the largest per-bin
+lower confidence bound of ``companion.audit.binned_loss`` on the largest per-bin
 log-ratio does not exceed the claimed loss. The bound exceeds a true loss with
 probability at most FALSE_ALARM (Bonferroni over bins); so does each test fail
 for a correct mechanism. Each check is paired with a negative control, the same
@@ -13,8 +13,8 @@ be caught: an audit that cannot fail would prove nothing.
 import numpy as np
 import pytest
 
+from companion.audit import binned_loss, gaussian_privacy_loss
 from dpnn import mechanisms as m
-from dpnn.audit import binned_loss, gaussian_privacy_loss
 
 FALSE_ALARM = 1e-3
 N = 400_000

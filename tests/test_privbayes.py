@@ -12,6 +12,7 @@ import random
 import numpy as np
 import pytest
 
+from companion.studies import gursoy
 from dpnn import classification as c
 from dpnn import privbayes
 
@@ -121,14 +122,14 @@ def test_empty_private_data_answers():
 def test_studies_add_the_privbayes_method():
     rng = np.random.default_rng(3)
     points, labels = _small(rng, 400)
-    rn = c.rn_study(points, labels, 2, [1.0], [10], 2, 1, rng, privbayes={})
-    knn = c.knn_study(points, labels, 2, [1.0], [5], 20, 2, 1, rng, privbayes={})
+    rn = gursoy.rn_study(points, labels, 2, [1.0], [10], 2, 1, rng, privbayes={})
+    knn = gursoy.knn_study(points, labels, 2, [1.0], [5], 20, 2, 1, rng, privbayes={})
     assert "PrivBayes" in set(rn.method) and "PrivBayes" in set(knn.method)
     assert (
         len(rn[rn.method == "PrivBayes"]) == 2
         and len(knn[knn.method == "PrivBayes"]) == 2
     )
-    without = c.rn_study(points, labels, 2, [1.0], [10], 2, 1, rng)
+    without = gursoy.rn_study(points, labels, 2, [1.0], [10], 2, 1, rng)
     assert "PrivBayes" not in set(without.method)
 
 
@@ -145,7 +146,7 @@ def test_paired_difference_matches_an_independent_paired_t_test():
     ]
     # order must not matter: rows are matched
     table = pd.DataFrame(rows).sample(frac=1.0, random_state=0)
-    result = c.paired_difference(table, "A", "B", "dataset").iloc[0]
+    result = gursoy.paired_difference(table, "A", "B", "dataset").iloc[0]
     d = a - b
     assert result["difference"] == pytest.approx(d.mean())
     assert result["ci95"] == pytest.approx(
@@ -155,7 +156,7 @@ def test_paired_difference_matches_an_independent_paired_t_test():
     assert result["pairs"] == 5 and result["wins"] == 4
     with pytest.raises(ValueError, match="pair"):
         # one pair only
-        c.paired_difference(table[table.fold == 0], "A", "B", "dataset")
+        gursoy.paired_difference(table[table.fold == 0], "A", "B", "dataset")
 
 
 @pytest.mark.parametrize("size", [0, 1, 2])

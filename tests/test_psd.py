@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from companion.studies import cormode
 from dpnn import mechanisms, psd
 
 FALSE_ALARM = 1e-3
@@ -663,8 +664,8 @@ def test_em_median_density_ratio_is_at_most_e_epsilon_on_neighbours(extra):
 def test_synthetic_points_stay_in_the_box_and_cluster():
     rng = np.random.default_rng(21)
     box = np.array([0.0, 0.0, 4.0, 2.0])
-    uniform = psd.synthetic_points(5000, box, rng)
-    clustered = psd.synthetic_points(
+    uniform = cormode.synthetic_points(5000, box, rng)
+    clustered = cormode.synthetic_points(
         5000, box, rng, kind="clustered", n_clusters=3, spread=0.02
     )
     for pts in (uniform, clustered):
@@ -680,7 +681,7 @@ def test_synthetic_points_stay_in_the_box_and_cluster():
 
 def test_synthetic_points_reject_unknown_kind():
     with pytest.raises(ValueError, match="kind must be 'uniform' or 'clustered'"):
-        psd.synthetic_points(10, UNIT, 0, kind="zipf")
+        cormode.synthetic_points(10, UNIT, 0, kind="zipf")
 
 
 @pytest.mark.parametrize("n, epsilon", [(40, 0.01), (301, 0.5), (600, 0.05)])
@@ -708,7 +709,7 @@ def test_smooth_sensitivity_branch_and_bound_matches_brute_force_on_larger_sets(
 
 def test_cell_kdtree_splits_on_grid_lines_and_is_consistent():
     rng = np.random.default_rng(22)
-    points = psd.synthetic_points(3000, UNIT, rng, kind="clustered", n_clusters=4)
+    points = cormode.synthetic_points(3000, UNIT, rng, kind="clustered", n_clusters=4)
     tree = psd.private_cell_kdtree(points, UNIT, 3, 1.0, rng, cells=(32, 16))
     assert tree.epsilon == pytest.approx(1.0) and psd.is_consistent(tree.counts)
     for b in tree.boxes[1:]:
@@ -737,7 +738,7 @@ def test_median_study_true_median_split_has_small_rank_error_for_em_at_large_bud
     assert gaps.min() > 0
     bound = 7 * 1000 * np.exp(-25 * 0.01 * np.floor(4096 * 0.49**2) + 12.5) / gaps.min()
     assert bound < 1e-80
-    table = psd.median_study(values, 0.0, 1000.0, 3, 50.0, "em", rng)
+    table = cormode.median_study(values, 0.0, 1000.0, 3, 50.0, "em", rng)
     assert list(table["depth"]) == [0, 1, 2]
     # at epsilon = 50 EM is essentially the exact median
     assert table["rank_error"].max() < 0.02
@@ -750,7 +751,9 @@ def test_median_study_cell_grid_uses_the_actual_cell_width():
     # the data's median, rank error 0.5 / 100.5 (3.75 is the 101st value). With the
     # nominal width 3 the median would be 4.5 (rank error 0.99).
     values = np.linspace(3.0, 4.5, 201)
-    table = psd.median_study(values, 0.0, 10.0, 1, 1000.0, "cell", 0, cell_length=3.0)
+    table = cormode.median_study(
+        values, 0.0, 10.0, 1, 1000.0, "cell", 0, cell_length=3.0
+    )
     assert table["rank_error"][0] < 0.011
 
 
@@ -762,24 +765,29 @@ def test_psd_comparison_and_switch_study_return_one_row_per_setting_and_shape():
         "a": (rects, psd.true_counts(points, rects)),
         "b": (rects[:10], psd.true_counts(points, rects[:10])),
     }
-    table = psd.psd_comparison(
+    table = cormode.psd_comparison(
         points, UNIT, ["quad-opt", "kd-hybrid"], [0.5, 1.0], [2, 3], workloads, 1, rng
     )
     assert len(table) == 2 * 2 * 2 * 2 and (table["error"] >= 0).all()
     assert (
-        len(psd.switch_study(points, UNIT, 2, 1.0, [0, 1, 2], workloads, rng)) == 3 * 2
+        len(cormode.switch_study(points, UNIT, 2, 1.0, [0, 1, 2], workloads, rng))
+        == 3 * 2
     )
     assert (
-        len(psd.count_share_study(points, UNIT, 2, 1.0, [0.5, 0.7], workloads, rng))
+        len(cormode.count_share_study(points, UNIT, 2, 1.0, [0.5, 0.7], workloads, rng))
         == 2 * 2
     )
     assert (
-        len(psd.switch_study(points, UNIT, 2, 1.0, [0, 1], workloads, rng, n_trees=3))
+        len(
+            cormode.switch_study(
+                points, UNIT, 2, 1.0, [0, 1], workloads, rng, n_trees=3
+            )
+        )
         == 2 * 2 * 3
     )
     assert (
         len(
-            psd.count_share_study(
+            cormode.count_share_study(
                 points, UNIT, 2, 1.0, [0.7], workloads, rng, n_trees=2
             )
         )
@@ -789,14 +797,14 @@ def test_psd_comparison_and_switch_study_return_one_row_per_setting_and_shape():
 
 def test_build_psd_rejects_unknown_name():
     with pytest.raises(ValueError, match="name must be one of"):
-        psd.build_psd("kd-magic", [[0.5, 0.5]], UNIT, 2, 1.0, 0)
+        cormode.build_psd("kd-magic", [[0.5, 0.5]], UNIT, 2, 1.0, 0)
 
 
 def test_median_study_rejects_unknown_method():
     with pytest.raises(
         ValueError, match="method must be one of 'em', 'ss', 'noisymean', 'cell'"
     ):
-        psd.median_study([1.0, 2.0], 0.0, 3.0, 1, 1.0, "mean", 0)
+        cormode.median_study([1.0, 2.0], 0.0, 3.0, 1, 1.0, "mean", 0)
 
 
 def test_cell_kdtree_rejects_zero_cells():
@@ -1156,12 +1164,12 @@ def test_true_counts_reject_bad_chunk():
 BOX = (0.0, 0.0, 1.0, 1.0)
 
 
-@pytest.mark.parametrize("name", psd.PSD_NAMES)
+@pytest.mark.parametrize("name", cormode.PSD_NAMES)
 @pytest.mark.parametrize("size", [0, 1])
 def test_every_psd_builder_answers_on_empty_and_one_record_data(name, size):
     # Old code: ValueError "points must not be empty" on D = {}, which reveals |D| = 0.
     points = np.array([[0.3, 0.4]])[:size].reshape(size, 2)
-    tree = psd.build_psd(name, points, BOX, 4, 1.0, np.random.default_rng(70))
+    tree = cormode.build_psd(name, points, BOX, 4, 1.0, np.random.default_rng(70))
     answer = psd.range_query(
         tree, np.array([[0.0, 0.0, 0.5, 0.5], [0.2, 0.2, 1.0, 1.0]])
     )
@@ -1180,7 +1188,7 @@ def test_private_medians_answer_on_empty_and_one_record_data(size):
     ):
         assert 0.0 <= median <= 1.0
     for method in ("em", "ss", "noisymean", "cell"):
-        study = psd.median_study(
+        study = cormode.median_study(
             values, 0.0, 1.0, 3, 0.5, method, rng, cell_length=0.01
         )
         assert len(study) == 3 and np.all(np.isfinite(study["rank_error"]))

@@ -1,15 +1,17 @@
-"""The runner (python -m dpnn.run): safe re-runs, typed parameters, atomic outputs."""
+"""The runner (python -m companion.run): safe re-runs, typed parameters, atomic
+outputs."""
 
 import os
 
 import nbformat
 import pytest
 
-from dpnn import run as runner
+from companion import catalog, parameters
+from companion import run as runner
 
 SAVE_FIGURE = (
     "import matplotlib\nmatplotlib.use('Agg')\nimport matplotlib.pyplot as plt\n"
-    "from dpnn import plots\nfig, ax = plt.subplots()\nax.plot([0, "
+    "from companion import plots\nfig, ax = plt.subplots()\nax.plot([0, "
     "x])\nplots.save(fig, 'probe')"
 )
 
@@ -69,7 +71,7 @@ def test_figures_dir_from_the_environment_is_honoured(tmp_path, monkeypatch):
 
 
 def test_an_interactive_session_writes_outside_the_committed_figures(monkeypatch):
-    from dpnn import plots
+    from companion import plots
 
     monkeypatch.delenv("DPNN_FIGURES_DIR", raising=False)
     assert plots.figures_dir().parts[-3:] == ("build", "interactive", "figures")
@@ -85,7 +87,7 @@ def test_a_failed_run_keeps_the_last_good_copy_and_moves_no_figure(
         (out / path.name).read_bytes(),
         (figures / "probe.png").read_bytes(),
     )
-    with pytest.raises(runner.RunError, match="last good copy"):
+    with pytest.raises(parameters.RunError, match="last good copy"):
         runner.run("ci", ["50"], {"x": 9}, output_dir=out, figures_dir=figures)
     assert (out / path.name).read_bytes() == good  # not overwritten by the failed run
     # the failed run's figure was not moved in
@@ -111,15 +113,15 @@ def test_values_are_checked_against_the_annotated_types_before_any_kernel_starts
         lambda *a, **k: pytest.fail("a kernel was started for a bad value"),
     )
     with pytest.raises(
-        runner.RunError, match=r"parameter 'e' of 50_probe is a float; got 'abc'"
+        parameters.RunError, match=r"parameter 'e' of 50_probe is a float; got 'abc'"
     ):
-        runner.run("ci", ["50"], {"e": runner.parse_value("abc")})
+        runner.run("ci", ["50"], {"e": parameters.parse_value("abc")})
     with pytest.raises(
-        runner.RunError, match=r"parameter 'x' of 50_probe is an int; got 10.5"
+        parameters.RunError, match=r"parameter 'x' of 50_probe is an int; got 10.5"
     ):
         runner.run("ci", ["50"], {"x": 10.5})
     with pytest.raises(
-        runner.RunError,
+        parameters.RunError,
         match=r"unknown parameter\(s\) \['n'\] for notebook\(s\) \['50_probe'\]",
     ):
         runner.run("ci", ["50"], {"n": 1})
@@ -134,7 +136,7 @@ def test_an_int_parameter_given_as_1e4_is_the_int_10000(tmp_path, monkeypatch):
         "import numpy as np\nassert isinstance(x, int)\nz = np.zeros(x)",
     )
     executed = runner.run(
-        "ci", ["50"], {"x": runner.parse_value("1e4")}, output_dir=tmp_path / "out"
+        "ci", ["50"], {"x": parameters.parse_value("1e4")}, output_dir=tmp_path / "out"
     )
     injected = [
         c
@@ -177,7 +179,7 @@ def test_the_kernel_is_registered_quiet_and_on_demand(capsys):
 def test_save_leaves_no_partial_file(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
-    from dpnn import plots
+    from companion import plots
 
     monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path))
     fig, _ = plt.subplots()
@@ -240,12 +242,12 @@ def test_a_notebook_is_named_by_its_number_or_a_unique_prefix(
         runner.run("ci", [given], {"x": 3}, dry_run=True)
         assert "would run 50_probe under ci with {'x': 3}" in capsys.readouterr().out
     with pytest.raises(
-        runner.RunError,
+        parameters.RunError,
         match=r"ambiguous notebook '5' \(it matches \['50_probe', '51_other'\]\)",
     ):
         runner.run("ci", ["5"], {}, dry_run=True)
     with pytest.raises(
-        runner.RunError, match=r"unknown notebook '52' \(it matches none\)"
+        parameters.RunError, match=r"unknown notebook '52' \(it matches none\)"
     ):
         runner.run("ci", ["52"], {}, dry_run=True)
 
@@ -253,7 +255,7 @@ def test_a_notebook_is_named_by_its_number_or_a_unique_prefix(
 def test_a_parameter_without_a_notebook_needs_all(tmp_path, monkeypatch, capsys):
     # Old runner: `-p x 3` with no notebook silently ran every notebook.
     project(tmp_path, monkeypatch, "y = x")
-    with pytest.raises(runner.RunError, match="name the notebook"):
+    with pytest.raises(parameters.RunError, match="name the notebook"):
         runner.run("ci", [], {"x": 3}, dry_run=True)
     assert runner.main(["--profile", "ci", "-p", "x", "3", "--dry-run"]) == 2
     assert "--all" in capsys.readouterr().err
@@ -292,22 +294,22 @@ def test_budgets_out_of_range_are_refused_before_any_kernel_starts(
         lambda *a, **k: pytest.fail("a kernel was started for a bad value"),
     )
     with pytest.raises(
-        runner.RunError, match=rf"parameter '{name}' of 50_probe must be {allowed}"
+        parameters.RunError, match=rf"parameter '{name}' of 50_probe must be {allowed}"
     ):
-        runner.run("ci", ["50"], {name: runner.parse_value(value)})
+        runner.run("ci", ["50"], {name: parameters.parse_value(value)})
 
 
 def test_every_notebook_default_and_profile_value_is_in_range():
-    root = runner.repository_root()
-    profiles = runner.load_profiles(root)
-    for path in runner.notebook_paths(root):
-        values = [runner.notebook_defaults(path)] + [
+    root = catalog.repository_root()
+    profiles = parameters.load_profiles(root)
+    for path in catalog.notebook_paths(root):
+        values = [parameters.notebook_defaults(path)] + [
             p.get(path.stem, {}) for p in profiles.values()
         ]
         for given in values:
             for name, value in given.items():
                 # raises on a value out of range
-                runner.check_range(value, name, path.stem)
+                parameters.check_range(value, name, path.stem)
 
 
 def test_notebooks_run_together_give_what_they_give_one_at_a_time(
@@ -333,10 +335,10 @@ def test_notebooks_run_together_give_what_they_give_one_at_a_time(
     good = (tmp_path / "two" / "51_other.ipynb").read_bytes()
     nb.cells.append(nbformat.v4.new_code_cell("assert x < 5, 'too large'"))
     nbformat.write(nb, project_two)
-    with pytest.raises(runner.RunError, match="51_other.ipynb failed.*too large"):
+    with pytest.raises(parameters.RunError, match="51_other.ipynb failed.*too large"):
         runner.run("ci", [], {"x": 9}, output_dir=tmp_path / "two", jobs=2, every=True)
     assert (tmp_path / "two" / "51_other.ipynb").read_bytes() == good
-    with pytest.raises(runner.RunError, match="jobs must be an integer >= 1"):
+    with pytest.raises(parameters.RunError, match="jobs must be an integer >= 1"):
         runner.run("ci", [], {}, jobs=0)
 
 
@@ -347,5 +349,5 @@ def test_a_key_given_twice_in_profiles_is_refused(tmp_path, monkeypatch):
     (tmp_path / "notebooks" / "profiles.yml").write_text(
         "ci:\n  50_probe: {x: 1}\n  50_probe: {x: 2}\ndefault: {}\n"
     )
-    with pytest.raises(runner.RunError, match="'50_probe' twice.*line 3"):
+    with pytest.raises(parameters.RunError, match="'50_probe' twice.*line 3"):
         runner.run("ci", [], {}, dry_run=True)

@@ -7,15 +7,16 @@ with a negative control that must be caught.
 """
 
 import math
-from itertools import combinations
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
 
+from companion.audit import binned_loss
+from companion.studies import simrand
+from dpnn import data
 from dpnn import simrand as s
-from dpnn.audit import binned_loss
 
 FALSE_ALARM = 1e-3
 
@@ -383,7 +384,7 @@ def test_squared_distance_estimate_is_unbiased():
 
 def test_knn_without_noise_recovers_exact_neighbours():
     rng = np.random.default_rng(14)
-    x, _ = s.clustered_vectors(300, 16, 5, 0.3, rng)
+    x, _ = simrand.clustered_vectors(300, 16, 5, 0.3, rng)
     queries = x[:20] + 0.01 * rng.standard_normal((20, 16))
     truth = s.exact_knn_angular(x, queries, 10)
     # the baseline with tiny noise (huge epsilon) in a projection as wide as d x 40
@@ -421,12 +422,12 @@ def test_same_seed_same_release():
 
 
 def test_datasets_load_offline():
-    digits, labels = s.load_vectors("digits")
+    digits, labels = data.load_vectors("digits")
     assert digits.shape == (1797, 64) and labels.shape == (1797,)
-    cancer, _ = s.load_vectors("breast_cancer")
+    cancer, _ = data.load_vectors("breast_cancer")
     assert cancer.shape == (569, 30)
     np.testing.assert_allclose(cancer.mean(axis=0), 0, atol=1e-12)
-    x, lab = s.clustered_vectors(100, 16, 4, 0.2, 0)
+    x, lab = simrand.clustered_vectors(100, 16, 4, 0.2, 0)
     assert x.shape == (100, 16) and set(lab) <= set(range(4))
 
 
@@ -481,8 +482,8 @@ X = np.ones((3, 4))
             lambda: s.knn_hamming(s.simrand(X, 8, 1.0, 1e-3, 0.5, 0), X, 4),
             "n_neighbours",
         ),
-        (lambda: s.load_vectors("mnist"), "name"),
-        (lambda: s.clustered_vectors(10, 1, 2, 0.1, 0), "d"),
+        (lambda: data.load_vectors("mnist"), "name"),
+        (lambda: simrand.clustered_vectors(10, 1, 2, 0.1, 0), "d"),
     ],
 )
 def test_bad_inputs_raise_value_error(call, name):
@@ -506,7 +507,7 @@ def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
     import matplotlib
     import matplotlib.pyplot as plt
 
-    from dpnn import plots
+    from companion import plots
 
     before = dict(matplotlib.rcParams)
     fig = plots.theory_vs_simulation(
@@ -530,8 +531,8 @@ def test_simrand_plot_helpers_return_figures_without_touching_rcparams():
 
 
 def test_recall_table_shape_and_extremes():
-    x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
-    table = s.recall_table(
+    x, _ = simrand.clustered_vectors(120, 8, 3, 0.3, 0)
+    table = simrand.recall_table(
         x,
         [0.01, np.pi / 2],
         [2048],
@@ -556,7 +557,7 @@ def test_recall_table_shape_and_extremes():
     ]
     assert best.recall.iloc[0] > 0.9
     with pytest.raises(ValueError, match="n_queries"):
-        s.recall_table(
+        simrand.recall_table(
             x,
             [0.1],
             [8],
@@ -570,7 +571,7 @@ def test_recall_table_shape_and_extremes():
 
 
 def test_recall_standard_error_over_projections():
-    from dpnn.simrand import studies
+    from companion.studies import simrand as studies
 
     # three releases whose queries score 0.1, 0.2, 0.3: std(0.1, 0.2, 0.3) / sqrt(3)
     out = studies._errors([np.full(50, 0.1), np.full(50, 0.2), np.full(50, 0.3)])
@@ -580,8 +581,8 @@ def test_recall_standard_error_over_projections():
     assert out["se_queries"] < out["se"]
     one = studies._errors([np.full(50, 0.1)])
     assert np.isnan(one["se_projections"]) and one["se"] == one["se_queries"]
-    x, _ = s.clustered_vectors(120, 8, 3, 0.3, 0)
-    table = s.recall_table(
+    x, _ = simrand.clustered_vectors(120, 8, 3, 0.3, 0)
+    table = simrand.recall_table(
         x,
         [np.pi / 4],
         [16],
@@ -598,9 +599,10 @@ def test_recall_standard_error_over_projections():
 
 def test_estimator_study_matches_its_parts():
     import numpy as np
+
     from dpnn import simrand as sr
 
-    table = sr.estimator_study(
+    table = simrand.estimator_study(
         1.0, [32, 64], [2.0, 8.0], np.pi / 4, 1e-5, 2000, np.random.default_rng(0)
     )
     assert list(table["k"]) == [32, 32, 64, 64] and list(table["epsilon"]) == [
@@ -623,13 +625,13 @@ def test_estimator_study_matches_its_parts():
 
 
 def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
-    data, _ = s.load_vectors("digits")
+    vectors, _ = data.load_vectors("digits")
     args = dict(n_queries=60, n_neighbours=10, repeats=1, delta=1e-5)
-    plain = s.recall_table(
-        data, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), **args
+    plain = simrand.recall_table(
+        vectors, [np.pi / 8], [16], [1, 16], rng=np.random.default_rng(0), **args
     )
-    both = s.recall_table(
-        data,
+    both = simrand.recall_table(
+        vectors,
         [np.pi / 8],
         [16],
         [1, 16],
@@ -726,15 +728,15 @@ def test_winners_apply_three_standard_errors_and_the_margin():
         (0.5, 64, 2.0): ((0.330, 0.0), (0.300, 0.0)),  # +0.03 > margin, SE 0
         (0.5, 64, 4.0): ((0.315, 0.0), (0.300, 0.0)),  # +0.015 < margin 0.02
     }
-    wide = s.winners(_recall_rows(settings), 0.02)
+    wide = simrand.winners(_recall_rows(settings), 0.02)
     assert list(wide.winner) == ["SimRand", "tie", "Gaussian RP", "SimRand", "tie"]
     np.testing.assert_allclose(wide["se difference"], [0.05, 0.05, 0.05, 0, 0])
     np.testing.assert_allclose(wide.difference, [0.16, 0.14, -0.16, 0.03, 0.015])
-    assert list(s.wins_by_setting(wide)["SimRand wins at ε"]) == ["1", "2"]
-    assert list(s.wins_by_setting(wide)["baseline wins at ε"]) == ["none", "1"]
+    assert list(simrand.wins_by_setting(wide)["SimRand wins at ε"]) == ["1", "2"]
+    assert list(simrand.wins_by_setting(wide)["baseline wins at ε"]) == ["none", "1"]
     for bad in (-0.01, float("nan"), float("inf"), "0.02"):
         with pytest.raises(ValueError, match="win_margin"):
-            s.winners(_recall_rows(settings), bad)
+            simrand.winners(_recall_rows(settings), bad)
 
 
 def test_win_sentences_group_budgets_shared_by_several_k():
@@ -749,17 +751,24 @@ def test_win_sentences_group_budgets_shared_by_several_k():
     settings = {
         (0.125, k, e): ((0.5 + d, 0.0), (0.5, 0.0)) for (k, e), d in wins.items()
     }
-    wide = s.winners(_recall_rows(settings), 0.02)
+    wide = simrand.winners(_recall_rows(settings), 0.02)
     assert (
-        s.won_at(wide, "SimRand")
+        simrand.won_at(wide, "SimRand")
         == "at ε = 4, 8 for k = 16, 64; at ε = 128 for k = 256"
     )
-    assert s.won_at(wide, "Gaussian RP") == "at ε = 4 for k = 256"
-    assert s.largest_win(wide, "SimRand") == "0.80 against 0.50 at k = 16, ε = 8"
-    assert s.largest_win(wide, "Gaussian RP") == "0.50 against 0.10 at k = 256, ε = 4"
+    assert simrand.won_at(wide, "Gaussian RP") == "at ε = 4 for k = 256"
+    assert simrand.largest_win(wide, "SimRand") == "0.80 against 0.50 at k = 16, ε = 8"
+    assert (
+        simrand.largest_win(wide, "Gaussian RP")
+        == "0.50 against 0.10 at k = 256, ε = 4"
+    )
     only = wide[wide.k == 16]
-    assert s.wins_sentence(only) == (
+    assert simrand.wins_sentence(only) == (
         "SimRand wins at ε = 4, 8 for k = 16 (largest win 0.80 against 0.50 at k = 16, "
         "ε = 8); the baseline wins nowhere"
     )
-    assert (s.pi_text(1), s.pi_text(0.125), s.pi_text(0.03125)) == ("π", "π/8", "π/32")
+    assert (simrand.pi_text(1), simrand.pi_text(0.125), simrand.pi_text(0.03125)) == (
+        "π",
+        "π/8",
+        "π/32",
+    )

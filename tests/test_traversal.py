@@ -217,7 +217,7 @@ def test_cmp_traversal_privacy_loss_is_height_times_half_epsilon():
     query -1 and for query 16 differ by at most exp(h epsilon / 2), attained at
     the outermost leaves. The audit must not exceed that, and must exceed the
     loss a traversal half as noisy would claim (the negative control)."""
-    from dpnn.audit import binned_loss
+    from companion.audit import binned_loss
 
     tree = build_tree(np.arange(16.0))
     epsilon, n = 0.5, 400_000
@@ -382,7 +382,7 @@ def test_dptt_ledger_is_the_accountant_dptt_returns():
 def test_leaf_neighbour_table_rows_are_each_point_and_its_nearest_by_brute_force():
     """Alg. 18's B-neighbourhoods, from a table filled in two batches, against brute
     force."""
-    from dpnn.traversal.tables import leaf_neighbours
+    from dpnn.traversal.tree_arrays import leaf_neighbours
 
     rng = np.random.default_rng(12)
     points = rng.normal(0, 1, (400, 2))  # distinct distances with probability 1
@@ -397,7 +397,7 @@ def test_leaf_neighbour_table_rows_are_each_point_and_its_nearest_by_brute_force
 
 
 def test_stop_order_sorts_the_blocks_where_e_stops_and_keeps_every_point():
-    from dpnn.traversal.tables import stop_order
+    from dpnn.traversal.tree_arrays import stop_order
 
     rng = np.random.default_rng(4)
     tree = build_tree(rng.uniform(0, 1, (1000, 2)))

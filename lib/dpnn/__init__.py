@@ -1,31 +1,31 @@
-"""dpnn: the shared library of the companion to *Differential Privacy for Nearest
-Neighbor Queries*.
+"""dpnn: the algorithms of *Differential Privacy for Nearest Neighbor Queries* and of
+four related works, as a library a researcher imports.
 
-Modules and packages, one idea each (the layers are drawn in the README's Layout):
+This package holds the mechanisms and what they are built from; it never imports the
+companion (:mod:`companion`: the studies, claims, figures and tools that run,
+judge, draw and publish the notebooks). One idea a module or package:
 
-- :mod:`dpnn.cases`: experiment loops run in parallel, cached and resumable;
 - :mod:`dpnn.mechanisms`: Laplace, exponential, randomized response, planar and
   d-dimensional Laplace, Gaussian;
 - :mod:`dpnn.accounting`: composition bounds, PLD accounting, the Accountant ledger;
-- :mod:`dpnn.audit`: empirical privacy-loss estimates from samples (used by tests and
-  notebooks);
 - :mod:`dpnn.trees`: balanced k-d trees as flat arrays, NN search with backtracking;
-- :mod:`dpnn.traversal`: DP-TT and its variants;
-- :mod:`dpnn.metrics`: accuracy and communication of released answers;
-- :mod:`dpnn.experiments`: the thesis's evaluation as parallel, seeded, cached grids;
-- :mod:`dpnn.classification`: private r-N and k-NN classification (Gursoy et al. 2017):
-  region overlap graph, k-NN to r-N conversion, the private uniform grid, studies;
-- :mod:`dpnn.psd`: private spatial decompositions (Cormode et al. 2012): quadtrees,
-  kd/hybrid/Hilbert R-trees, budgets, OLS post-processing, private medians, studies;
-- :mod:`dpnn.cgp`: concentrated geo-privacy (Liang and Yi 2023): Gaussian mechanism,
-  SVT under GP, PNN / k-PNN, private convex hull, studies;
+- :mod:`dpnn.traversal`: DP-TT and its variants (thesis §5);
+- :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours (thesis §6);
+- :mod:`dpnn.local_mechanisms`: the follow-up's square mechanism and L-SRR;
+- :mod:`dpnn.adversary`: the Bayes-optimal adversary and the exact privacy of DP-TT
+  transcripts;
+- :mod:`dpnn.classification`: private r-N and k-NN classification (Gursoy et al.
+  2017);
+- :mod:`dpnn.psd`: private spatial decompositions (Cormode et al. 2012);
+- :mod:`dpnn.cgp`: concentrated geo-privacy (Liang and Yi 2023);
 - :mod:`dpnn.simrand`: SimHash with randomized-response bit flips (SimRand) and its
   Gaussian baseline;
-- :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours;
-- :mod:`dpnn.data`: the datasets and every loader of real data;
-- :mod:`dpnn.plots`: the figure style and helpers, one module per family of figures;
-- :mod:`dpnn.run`: ``.venv/bin/python -m dpnn.run``, papermill over the notebooks with a
-  parameter profile.
+- :mod:`dpnn.privbayes`: the PrivBayes comparator of Gursoy et al.'s §5, through
+  DataSynthesizer;
+- :mod:`dpnn.data` and :mod:`dpnn.cabspotting`: the datasets and every loader of real
+  data.
 """
 
 __version__ = "0.1.0"
+
+__all__ = []

@@ -12,6 +12,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
+__all__ = [
+    "positive_finite",
+    "nonnegative_finite",
+    "probability_open",
+    "positive_int",
+    "finite_array",
+    "generator",
+]
+
 
 def positive_finite(value, name: str) -> float:
     """Return ``value`` as a float if it is a finite real number > 0."""

@@ -8,17 +8,6 @@ from scipy.spatial import cKDTree
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
 from dpnn.mechanisms import laplace_ball, planar_laplace
 
-# The follow-up's local mechanisms (dpnn.local_mechanisms), kept importable from here.
-from dpnn.local_mechanisms import (
-    check_domain,
-    square_side,
-    square_mechanism,
-    square_mechanism_mse,
-    lsrr_probabilities,
-    lsrr,
-    lsrr_mse,
-)
-
 __all__ = ["perturb_location", "geo_nn"]
 
 
@@ -122,14 +111,3 @@ def epsilon_for_mse(mse_of_epsilon, target, low=1e-6, high=1e6) -> float:
             )
         )
     )
-
-
-__all__ += [
-    "check_domain",
-    "square_side",
-    "square_mechanism",
-    "square_mechanism_mse",
-    "lsrr_probabilities",
-    "lsrr",
-    "lsrr_mse",
-]

@@ -13,18 +13,6 @@ import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_int
 
-# The cabspotting traces (dpnn.cabspotting), kept importable from here.
-from dpnn.cabspotting import (
-    mercator,
-    clean_fixes,
-    cabspotting_files,
-    load_cabspotting,
-    CABSPOTTING_PAPER_FILTER,
-    BAY_AREA,
-    MAX_TAXI_SPEED,
-    MERCATOR_RADIUS_M,
-)
-
 __all__ = [
     "uniform_points",
     "gaussian_points",
@@ -38,14 +26,9 @@ __all__ = [
     "GEONAMES_REGIONS",
     "CHECKIN_BOXES",
     "load_vectors",
-    "mercator",
-    "clean_fixes",
-    "cabspotting_files",
-    "load_cabspotting",
-    "CABSPOTTING_PAPER_FILTER",
-    "BAY_AREA",
-    "MAX_TAXI_SPEED",
-    "MERCATOR_RADIUS_M",
+    "THESIS_DOMAIN",
+    "EARTH_RADIUS_M",
+    "geonames_cities",
 ]
 
 #: The thesis's synthetic domain: coordinates "from 0 to 1 billion" (§6.1).

@@ -343,10 +343,10 @@ def _synthesize(
     same values and draws); False runs DataSynthesizer's own functions.
     """
     describer_module = importlib.import_module("DataSynthesizer.DataDescriber")
+    import pandas as pd
     from DataSynthesizer.DataDescriber import DataDescriber
     from DataSynthesizer.DataGenerator import DataGenerator
     from DataSynthesizer.lib import PrivBayes as privbayes_module
-    import pandas as pd
 
     from . import privbayes_arrays
 

@@ -30,6 +30,12 @@ from itertools import combinations
 
 import numpy as np
 
+__all__ = [
+    "network_worker",
+    "generate_encoded_dataset",
+    "construct_noisy_conditional_distributions",
+]
+
 
 def _joins_in_order(values) -> bool:
     """Whether ``' '.join`` keeps tuple order here: no character at or below a space.

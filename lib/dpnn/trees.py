@@ -51,7 +51,8 @@ class KDTree:
     height: np.ndarray  # levels below the node to its deepest leaf (0 for a leaf)
     leaf_only: bool
     #: Tables derived from the arrays above once and reused by every traversal of the
-    #: tree (:mod:`dpnn.traversal.tables`); the arrays must therefore never change after
+    #: tree (:mod:`dpnn.traversal.tree_arrays`); the arrays must therefore never change
+    # after
     #: the build.
     cache: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 

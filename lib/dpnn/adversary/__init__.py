@@ -10,15 +10,80 @@ of DP-TT transcripts.
 ===============  ================================================================
 """
 
-from dpnn.adversary.estimate import *  # noqa: F401,F403
-from dpnn.adversary.estimate import __all__ as _estimate
-from dpnn.adversary.grid import *  # noqa: F401,F403
-from dpnn.adversary.grid import __all__ as _grid
-from dpnn.adversary.likelihoods import *  # noqa: F401,F403
-from dpnn.adversary.likelihoods import __all__ as _likelihoods
-from dpnn.adversary.transcript import *  # noqa: F401,F403
-from dpnn.adversary.transcript import __all__ as _transcript
-from dpnn.adversary.turns import *  # noqa: F401,F403
-from dpnn.adversary.turns import __all__ as _turns
+from .estimate import (
+    LOSSES,
+    AdversaryError,
+    adversary_error,
+    bayes_estimate,
+    geometric_median,
+    posterior,
+    prior_only,
+)
+from .grid import (
+    Grid,
+    check_prior,
+    domain_grid,
+    empirical_prior,
+    uniform_prior,
+)
+from .likelihoods import (
+    DPTT,
+    LSRR,
+    Geo,
+    SquareMechanism,
+    mechanisms_at,
+)
+from .transcript import (
+    ACCOUNTING_METHODS,
+    accounted_epsilon,
+    corner_pair,
+    exact_epsilon,
+    hockey_stick,
+    pair_delta,
+    pair_epsilon,
+    pair_laws,
+    worst_pair_at_distance,
+)
+from .turns import (
+    parents,
+    path_log_law,
+    path_nodes,
+    schedule_of,
+    stop_height_of,
+    turn_log_probabilities,
+)
 
-__all__ = _grid + _turns + _likelihoods + _estimate + _transcript
+__all__ = [
+    "LOSSES",
+    "posterior",
+    "geometric_median",
+    "bayes_estimate",
+    "prior_only",
+    "AdversaryError",
+    "adversary_error",
+    "Grid",
+    "domain_grid",
+    "uniform_prior",
+    "empirical_prior",
+    "check_prior",
+    "Geo",
+    "SquareMechanism",
+    "LSRR",
+    "DPTT",
+    "mechanisms_at",
+    "ACCOUNTING_METHODS",
+    "hockey_stick",
+    "exact_epsilon",
+    "pair_laws",
+    "pair_epsilon",
+    "pair_delta",
+    "accounted_epsilon",
+    "corner_pair",
+    "worst_pair_at_distance",
+    "schedule_of",
+    "parents",
+    "turn_log_probabilities",
+    "path_nodes",
+    "path_log_law",
+    "stop_height_of",
+]

@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from dpnn._validation import generator, positive_int
 from dpnn.adversary.grid import Grid, check_prior, domain_grid
 

@@ -4,7 +4,8 @@ mechanism.
 Each mechanism is an object with
 
 - ``sample(locations, rng)``: the releases of clients at ``locations`` (n, d),
-  drawn by the library's own sampler (``dpnn.baselines``, ``dpnn.traversal``);
+  drawn by the library's own sampler (``dpnn.baselines``,
+  ``dpnn.local_mechanisms``, ``dpnn.traversal``);
 - ``log_likelihood(releases, grid)``: ``log f(release | x)`` up to a constant
   per release, shape (n releases, grid.size), for x each cell centre;
 - ``naive_guess(releases)``: a simple guess of the location read straight off
@@ -25,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_expit
 
-from dpnn import baselines, traversal
+from dpnn import baselines, local_mechanisms, traversal
 from dpnn._validation import finite_array, positive_finite
 from dpnn.adversary.grid import Grid
 from dpnn.adversary.turns import (
@@ -66,7 +67,7 @@ class Geo:
 
     def __init__(self, epsilon, domain):
         self.epsilon = positive_finite(epsilon, "epsilon")
-        self.domain = baselines.check_domain(domain)
+        self.domain = local_mechanisms.check_domain(domain)
 
     def sample(self, locations, rng):
         return baselines.perturb_location(locations, self.epsilon, rng)
@@ -90,13 +91,15 @@ class SquareMechanism:
 
     def __init__(self, epsilon, domain, side=None):
         self.epsilon = positive_finite(epsilon, "epsilon")
-        self.domain = baselines.check_domain(domain)
+        self.domain = local_mechanisms.check_domain(domain)
         self.side = (
-            baselines.square_side(self.epsilon, self.domain) if side is None else side
+            local_mechanisms.square_side(self.epsilon, self.domain)
+            if side is None
+            else side
         )
 
     def sample(self, locations, rng):
-        return baselines.square_mechanism(
+        return local_mechanisms.square_mechanism(
             locations, self.epsilon, self.domain, rng, side=self.side
         )
 
@@ -125,11 +128,11 @@ class LSRR:
 
     def __init__(self, epsilon, domain, levels=4):
         self.epsilon = positive_finite(epsilon, "epsilon")
-        self.domain = baselines.check_domain(domain)
+        self.domain = local_mechanisms.check_domain(domain)
         self.levels = int(levels)
         # a_g read off the library's exact law: from the corner cell 0, cell 2^(g-1) on
         # axis 0 is in group g
-        corner = baselines.lsrr_probabilities(
+        corner = local_mechanisms.lsrr_probabilities(
             self.domain[:, 0], self.epsilon, self.domain, self.levels
         )
         first_row = corner.reshape(corner.shape[0], -1)[:, 0]
@@ -145,7 +148,7 @@ class LSRR:
         )
 
     def sample(self, locations, rng):
-        return baselines.lsrr(
+        return local_mechanisms.lsrr(
             locations, self.epsilon, self.domain, rng, levels=self.levels
         )
 
@@ -194,7 +197,7 @@ class DPTT:
         self.schedule = schedule_of(tree, epsilon)
         self.sensitivity = sensitivity
         self.stop_height = stop_height_of(variant)
-        self.domain = baselines.check_domain(domain, tree.dimension)
+        self.domain = local_mechanisms.check_domain(domain, tree.dimension)
         self.name = f"DP-TT-{utility.upper()} {variant}"
         self._parent = parents(tree)
         self._leaf = tree.leaf_of_point()

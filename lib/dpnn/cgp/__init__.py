@@ -22,60 +22,43 @@ Mechanisms sample with floating point and are for research and teaching, not
 for protecting real users without a vetted library.
 
 The package is split by idea; every public name is importable from ``dpnn.cgp``.
-The cabspotting loader lives with the other loaders in :mod:`dpnn.data`.
+The cabspotting loader is :func:`dpnn.cabspotting.load_cabspotting`.
 
 ===============  ==================================================================
 ``basic``        the Gaussian mechanism, GP and CGP releases of a tuple, Lemma 3.4
 ``svt``          the sparse vector technique, PNN and k-PNN (§4)
 ``hull``         the private convex hull PCH, its budget split and anchor count
-``tuples``       synthetic taxi walks, sampled tuples and query points
-``studies``      the experiments of §5 (Figs. 2-5)
+``taxi_walks``   synthetic taxi walks, sampled tuples and query points
 ===============  ==================================================================
 """
 
-from . import basic, svt, hull, tuples, studies
-from dpnn.data import (
-    MERCATOR_RADIUS_M,
-    mercator,
-    BAY_AREA,
-    MAX_TAXI_SPEED,
-    clean_fixes,
-    cabspotting_files,
-    load_cabspotting,
-    CABSPOTTING_PAPER_FILTER,
-)
+from . import basic, hull, svt, taxi_walks
 from .basic import (
-    gaussian_sigma,
+    cgp_basic,
+    cgp_basic_bound,
     gaussian_mechanism,
-    renyi_gaussian,
+    gaussian_sigma,
+    gp_basic,
+    gp_basic_bound,
+    identity_errors,
     lemma_3_4_log_ratio,
     noise_norms,
-    gp_basic,
-    cgp_basic,
-    identity_errors,
-    gp_basic_bound,
-    cgp_basic_bound,
+    renyi_gaussian,
 )
-from .svt import SVT_CHUNK, svt_gp, pnn, pnn_bound, k_pnn, basic_knn, knn_error
 from .hull import (
-    centre,
-    PCH_TEXT_SPLIT,
     PCH_SCRIPTS_SPLIT,
-    pch_split,
-    pch_pnn_epsilon,
-    pch_error_bound,
-    choose_anchor_count,
+    PCH_TEXT_SPLIT,
     HullRelease,
-    pch,
+    centre,
+    choose_anchor_count,
     hull_jaccard,
+    pch,
+    pch_error_bound,
+    pch_pnn_epsilon,
+    pch_split,
 )
-from .tuples import taxi_trajectories, sample_tuple, query_points
-from .studies import (
-    identity_experiment,
-    knn_experiment,
-    hull_experiment,
-    median_interval,
-)
+from .svt import SVT_CHUNK, basic_knn, k_pnn, knn_error, pnn, pnn_bound, svt_gp
+from .taxi_walks import query_points, sample_tuple, taxi_trajectories
 
 __all__ = [
     "gaussian_sigma",
@@ -88,6 +71,7 @@ __all__ = [
     "identity_errors",
     "gp_basic_bound",
     "cgp_basic_bound",
+    "SVT_CHUNK",
     "svt_gp",
     "pnn",
     "pnn_bound",
@@ -95,21 +79,16 @@ __all__ = [
     "basic_knn",
     "knn_error",
     "centre",
-    "pch_error_bound",
-    "choose_anchor_count",
+    "PCH_TEXT_SPLIT",
+    "PCH_SCRIPTS_SPLIT",
     "pch_split",
     "pch_pnn_epsilon",
+    "pch_error_bound",
+    "choose_anchor_count",
     "HullRelease",
     "pch",
     "hull_jaccard",
     "taxi_trajectories",
-    "mercator",
-    "load_cabspotting",
-    "clean_fixes",
-    "cabspotting_files",
     "sample_tuple",
     "query_points",
-    "identity_experiment",
-    "knn_experiment",
-    "hull_experiment",
 ]

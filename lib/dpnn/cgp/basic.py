@@ -21,6 +21,19 @@ from dpnn._validation import (
     probability_open,
 )
 
+__all__ = [
+    "gaussian_sigma",
+    "gaussian_mechanism",
+    "renyi_gaussian",
+    "lemma_3_4_log_ratio",
+    "noise_norms",
+    "gp_basic",
+    "cgp_basic",
+    "identity_errors",
+    "gp_basic_bound",
+    "cgp_basic_bound",
+]
+
 
 def _budget(epsilon, rho):
     """Exactly one of epsilon (GP) and rho (CGP); returns ("GP", epsilon) or ("CGP",

@@ -16,9 +16,23 @@ import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
+
 from . import basic, svt
 from .basic import _budget, _tuple
 from .svt import _nearest_distances, _pnn_core
+
+__all__ = [
+    "centre",
+    "PCH_TEXT_SPLIT",
+    "PCH_SCRIPTS_SPLIT",
+    "pch_split",
+    "pch_pnn_epsilon",
+    "pch_error_bound",
+    "choose_anchor_count",
+    "HullRelease",
+    "pch",
+    "hull_jaccard",
+]
 
 
 def centre(points):

@@ -20,8 +20,11 @@ from dpnn._validation import (
     positive_int,
     probability_open,
 )
+
 from . import basic
 from .basic import _budget, _laplace_radius_bound, _query, _tuple
+
+__all__ = ["SVT_CHUNK", "svt_gp", "pnn", "pnn_bound", "k_pnn", "basic_knn", "knn_error"]
 
 
 #: Laplace variables of the sparse vector technique are drawn this many at a time (see

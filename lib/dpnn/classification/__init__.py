@@ -33,62 +33,50 @@ The package is split by idea; every public name is importable from
 ``interactive``   the interactive k-NN to r-N conversion (Alg. 6), the metrics of §5.2
 ``uniform_grid``  the private uniform grid and the non-interactive conversion (Alg. 7)
 ``knn``           the k-NN classifiers (Alg. 4-5)
-``studies``       the experiments of §5: cross-validated studies and their summaries
 ================  ===================================================================
 """
 
-from . import inputs, rn, overlap, interactive, uniform_grid, knn, studies
-from .rn import (
-    label_counts,
-    rn_classify_nonprivate,
-    rn_classify_laplace,
-    rn_classify_exponential,
-    exponential_label_probabilities,
-    laplace_label_probabilities,
+from . import inputs, interactive, knn, overlap, rn, uniform_grid
+from .interactive import (
+    SIZE_SHARE,
+    avre,
+    convert_interactive,
+    interactive_candidates,
+    noisy_size,
+    r_unif,
+    rmse_k,
+)
+from .knn import (
+    knn_classify_baseline,
+    knn_classify_nonprivate,
+    knn_classify_private,
+    knn_radii,
 )
 from .overlap import (
     OVERLAP_SLACK,
-    region_overlap_graph,
+    RNResult,
     max_clique_size,
     overlap_components,
     overlap_depth,
-    RNResult,
-    rn_classify_batch,
+    region_overlap_graph,
     rn_classify_baseline,
+    rn_classify_batch,
 )
-from .interactive import (
-    SIZE_SHARE,
-    noisy_size,
-    r_unif,
-    interactive_candidates,
-    convert_interactive,
-    avre,
-    rmse_k,
+from .rn import (
+    exponential_label_probabilities,
+    label_counts,
+    laplace_label_probabilities,
+    rn_classify_exponential,
+    rn_classify_laplace,
+    rn_classify_nonprivate,
 )
 from .uniform_grid import (
-    grid_size,
     PrivateGrid,
-    private_uniform_grid,
+    convert_noninteractive,
     disc_rectangle_area,
     grid_mass,
-    convert_noninteractive,
-)
-from .knn import (
-    knn_radii,
-    knn_classify_nonprivate,
-    knn_classify_baseline,
-    knn_classify_private,
-)
-from .studies import (
-    cv_splits,
-    tuned_radius,
-    rn_study,
-    conversion_study,
-    knn_study,
-    diffprivlib_models,
-    other_classifiers_study,
-    summarize,
-    paired_difference,
+    grid_size,
+    private_uniform_grid,
 )
 
 __all__ = [
@@ -96,28 +84,31 @@ __all__ = [
     "rn_classify_nonprivate",
     "rn_classify_laplace",
     "rn_classify_exponential",
-    "laplace_label_probabilities",
     "exponential_label_probabilities",
+    "laplace_label_probabilities",
+    "OVERLAP_SLACK",
     "region_overlap_graph",
-    "overlap_components",
     "max_clique_size",
+    "overlap_components",
     "overlap_depth",
     "RNResult",
     "rn_classify_batch",
     "rn_classify_baseline",
+    "SIZE_SHARE",
     "noisy_size",
     "r_unif",
     "interactive_candidates",
     "convert_interactive",
+    "avre",
+    "rmse_k",
     "grid_size",
     "PrivateGrid",
     "private_uniform_grid",
+    "disc_rectangle_area",
     "grid_mass",
     "convert_noninteractive",
     "knn_radii",
     "knn_classify_nonprivate",
     "knn_classify_baseline",
     "knn_classify_private",
-    "avre",
-    "rmse_k",
 ]

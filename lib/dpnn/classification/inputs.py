@@ -15,6 +15,8 @@ import numpy as np
 
 from dpnn._validation import finite_array, positive_int
 
+__all__ = []
+
 
 def _private_points(points, ndim=(2,)):
     """The private training points as an (n, d) array in [0, 1]^d; n = 0 is allowed.

@@ -22,7 +22,18 @@ from dpnn._validation import (
     positive_int,
     probability_open,
 )
+
 from .inputs import _k_values, _private_points, _queries, _radii
+
+__all__ = [
+    "SIZE_SHARE",
+    "noisy_size",
+    "r_unif",
+    "interactive_candidates",
+    "convert_interactive",
+    "avre",
+    "rmse_k",
+]
 
 
 #: Share of the conversion budget spent on a noisy |D| (Laplace, sensitivity 1).

@@ -16,9 +16,17 @@ from scipy.spatial import cKDTree
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite, probability_open
+
 from . import interactive, overlap, uniform_grid
 from .inputs import _k_at_most, _k_values, _queries, _remember_last, _training
 from .rn import _argmax_random_ties
+
+__all__ = [
+    "knn_radii",
+    "knn_classify_nonprivate",
+    "knn_classify_baseline",
+    "knn_classify_private",
+]
 
 
 def knn_radii(points, queries, k):

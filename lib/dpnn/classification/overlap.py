@@ -18,9 +18,21 @@ from scipy.spatial import cKDTree
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
+
 from . import rn
 from .inputs import _radii, _remember_last
 from .rn import _batch, _counts, _noisy_argmax
+
+__all__ = [
+    "OVERLAP_SLACK",
+    "region_overlap_graph",
+    "max_clique_size",
+    "overlap_components",
+    "overlap_depth",
+    "RNResult",
+    "rn_classify_batch",
+    "rn_classify_baseline",
+]
 
 
 #: Slack of the overlap test, relative to ``r_i + r_j`` and absolute in units of the

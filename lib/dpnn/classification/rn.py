@@ -13,7 +13,17 @@ from scipy.spatial import cKDTree
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
+
 from .inputs import _queries, _radii, _remember_last, _training
+
+__all__ = [
+    "label_counts",
+    "rn_classify_nonprivate",
+    "rn_classify_laplace",
+    "rn_classify_exponential",
+    "exponential_label_probabilities",
+    "laplace_label_probabilities",
+]
 
 
 def _batch(points, labels, queries, radii, n_labels):

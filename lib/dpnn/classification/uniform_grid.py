@@ -16,8 +16,18 @@ from scipy import special
 
 from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
+
 from . import interactive
 from .inputs import _k_values, _private_points, _queries
+
+__all__ = [
+    "grid_size",
+    "PrivateGrid",
+    "private_uniform_grid",
+    "disc_rectangle_area",
+    "grid_mass",
+    "convert_noninteractive",
+]
 
 
 def grid_size(n_estimate, epsilon, dimension, *, c=10.0, max_cells=2**20):

@@ -35,7 +35,7 @@ The package is split by idea; every public name is importable from ``dpnn.psd``:
 
 =================  ===============================================================
 ``budgets``        uniform and geometric per-level budgets (Lemma 3), worst-case error
-``layout``         the flat per-depth layout (children sums) and the ``PSD`` container
+``decomposition`` the flat per-depth layout (children sums) and the ``PSD`` container
 ``quadtree``       Morton order, quadtree counts and boxes, noisy counts and the
                    private quadtree
 ``postprocessing`` the linear-time OLS of Lemma 4, consistency, pruning
@@ -43,20 +43,18 @@ The package is split by idea; every public name is importable from ``dpnn.psd``:
 ``medians``        private medians: EM, smooth sensitivity, noisy mean, cell-based
 ``kdtree``         private kd-trees, hybrid trees, the cell-based kd-tree
 ``hilbert``        the Hilbert curve and the private Hilbert R-tree
-``studies``        the experiments of §VIII (data, quadtree, medians, comparisons)
 =================  ===============================================================
 """
 
 from . import (
     budgets,
+    decomposition,
     hilbert,
     kdtree,
-    layout,
     medians,
     postprocessing,
     quadtree,
     queries,
-    studies,
 )
 from .budgets import (
     geometric_budget,
@@ -64,6 +62,7 @@ from .budgets import (
     worst_case_error,
     worst_case_error_closed_form,
 )
+from .decomposition import PSD
 from .hilbert import (
     hilbert_cell,
     hilbert_index,
@@ -81,7 +80,6 @@ from .medians import (
     ss_median,
 )
 from .postprocessing import is_consistent, ols, prune
-from .layout import PSD
 from .quadtree import (
     morton_decode,
     morton_encode,
@@ -98,64 +96,40 @@ from .queries import (
     relative_errors,
     true_counts,
 )
-from .studies import (
-    EUROPE,
-    PSD_NAMES,
-    QUADTREE_VARIANTS,
-    build_psd,
-    count_share_study,
-    geonames_places,
-    median_study,
-    psd_comparison,
-    quadtree_study,
-    switch_study,
-    synthetic_points,
-)
 
 __all__ = [
-    "uniform_budget",
     "geometric_budget",
+    "uniform_budget",
     "worst_case_error",
     "worst_case_error_closed_form",
-    "morton_encode",
-    "morton_decode",
-    "PSD",
-    "quadtree_counts",
-    "quadtree_boxes",
-    "noisy_counts",
-    "private_quadtree",
-    "ols",
-    "is_consistent",
-    "prune",
-    "range_query",
-    "true_counts",
-    "relative_errors",
-    "median_relative_error",
-    "random_queries",
-    "canonical_nodes",
-    "EUROPE",
-    "geonames_places",
-    "QUADTREE_VARIANTS",
-    "quadtree_study",
-    "em_median_intervals",
-    "em_median",
-    "smooth_sensitivity_median",
-    "ss_median",
-    "noisy_mean_median",
-    "cell_median",
-    "segment_medians",
-    "amplified_epsilon",
-    "private_kdtree",
-    "private_cell_kdtree",
-    "hilbert_index",
     "hilbert_cell",
+    "hilbert_index",
     "hilbert_range_boxes",
     "private_hilbert_rtree",
-    "median_study",
-    "PSD_NAMES",
-    "build_psd",
-    "psd_comparison",
-    "switch_study",
-    "synthetic_points",
-    "count_share_study",
+    "amplified_epsilon",
+    "private_cell_kdtree",
+    "private_kdtree",
+    "cell_median",
+    "em_median",
+    "em_median_intervals",
+    "noisy_mean_median",
+    "segment_medians",
+    "smooth_sensitivity_median",
+    "ss_median",
+    "is_consistent",
+    "ols",
+    "prune",
+    "PSD",
+    "morton_decode",
+    "morton_encode",
+    "noisy_counts",
+    "private_quadtree",
+    "quadtree_boxes",
+    "quadtree_counts",
+    "canonical_nodes",
+    "median_relative_error",
+    "random_queries",
+    "range_query",
+    "relative_errors",
+    "true_counts",
 ]

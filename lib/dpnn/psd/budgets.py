@@ -7,6 +7,14 @@ import numpy as np
 
 from dpnn._validation import finite_array, positive_finite, positive_int
 
+__all__ = [
+    "MAX_QUADTREE_HEIGHT",
+    "uniform_budget",
+    "geometric_budget",
+    "worst_case_error",
+    "worst_case_error_closed_form",
+]
+
 
 MAX_QUADTREE_HEIGHT = 15
 

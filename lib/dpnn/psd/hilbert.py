@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 
 from dpnn._validation import generator, positive_finite, positive_int
-from . import budgets, kdtree, layout, postprocessing, quadtree
+
+from . import budgets, decomposition, kdtree, postprocessing, quadtree
+
+__all__ = [
+    "hilbert_index",
+    "hilbert_cell",
+    "hilbert_range_boxes",
+    "private_hilbert_rtree",
+]
 
 
 # --- Hilbert curve and the Hilbert R-tree (§III-B, §VIII-B) ---------------------------
@@ -200,7 +208,7 @@ def private_hilbert_rtree(
     counts = quadtree.noisy_counts(exact, epsilons, rng)
     counts = postprocessing.ols(counts, epsilons) if postprocess else counts
     name = "hilbert-r" if median == "em" else f"hilbert-r-{median}"
-    tree = layout.PSD(
+    tree = decomposition.PSD(
         box=box,
         counts=counts,
         epsilons=epsilons,
@@ -221,7 +229,7 @@ def private_hilbert_rtree(
         kept = np.repeat(
             kept & ~(tree.leaf[d] if tree.leaf else np.zeros(len(r), bool)), 4
         )
-    return layout.PSD(
+    return decomposition.PSD(
         box=box,
         counts=tree.counts,
         epsilons=epsilons,

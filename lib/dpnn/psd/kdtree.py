@@ -9,7 +9,16 @@ import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
-from . import budgets, layout, medians, postprocessing, quadtree, queries
+
+from . import budgets, decomposition, medians, postprocessing, quadtree, queries
+
+__all__ = [
+    "amplified_epsilon",
+    "TREE_MEDIANS",
+    "PRIVATE_MEDIANS",
+    "private_kdtree",
+    "private_cell_kdtree",
+]
 
 
 # --- kd-trees, hybrid trees (§VI-B, flattened to fanout 4) ----------------------------
@@ -180,7 +189,7 @@ def private_kdtree(
     )
     if postprocess and not exact_counts:
         counts = postprocessing.ols(counts, epsilons)
-    tree = layout.PSD(
+    tree = decomposition.PSD(
         box=box,
         counts=counts,
         epsilons=epsilons,
@@ -294,7 +303,7 @@ def private_cell_kdtree(
     epsilons = budgets.geometric_budget(count_share * epsilon, height)
     counts = quadtree.noisy_counts(exact, epsilons, rng)
     counts = postprocessing.ols(counts, epsilons) if postprocess else counts
-    tree = layout.PSD(
+    tree = decomposition.PSD(
         box=box,
         counts=counts,
         epsilons=epsilons,

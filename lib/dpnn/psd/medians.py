@@ -9,7 +9,19 @@ import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
+
 from . import quadtree
+
+__all__ = [
+    "MEDIAN_METHODS",
+    "em_median_intervals",
+    "em_median",
+    "smooth_sensitivity_median",
+    "ss_median",
+    "noisy_mean_median",
+    "cell_median",
+    "segment_medians",
+]
 
 
 # --- private medians (§VI-A) ----------------------------------------------------------

@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from dpnn._validation import finite_array, positive_int
-from . import budgets, layout
+
+from . import budgets, decomposition
+
+__all__ = ["ols", "is_consistent", "prune"]
 
 
 # --- OLS post-processing (§V, Lemma 4, Theorem 5) -------------------------------------
@@ -45,7 +48,7 @@ def ols(counts, epsilons, fanout=4):
     # Phase II: Z_v = sum of Z over the children, bottom-up.
     z = [alpha]
     for _ in range(height):
-        z.append(layout._sum_children(z[-1], fanout))
+        z.append(decomposition._sum_children(z[-1], fanout))
     z = z[::-1]
     # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2,
     # top-down.
@@ -62,13 +65,16 @@ def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
     """True if every parent count equals the sum of its children's (Definition 3)."""
     return all(
         np.allclose(
-            counts[d], layout._sum_children(counts[d + 1], fanout), rtol=rtol, atol=atol
+            counts[d],
+            decomposition._sum_children(counts[d + 1], fanout),
+            rtol=rtol,
+            atol=atol,
         )
         for d in range(len(counts) - 1)
     )
 
 
-def prune(tree: layout.PSD, threshold) -> layout.PSD:
+def prune(tree: decomposition.PSD, threshold) -> decomposition.PSD:
     """Pruning of §VII: cut the subtree below every node whose (post-processed) count
     is below ``threshold``.
 
@@ -81,7 +87,7 @@ def prune(tree: layout.PSD, threshold) -> layout.PSD:
         stop = active & ((c < threshold) if d < tree.height else True)
         leaf.append(stop)
         active = np.repeat(active & ~stop, tree.fanout)
-    return layout.PSD(
+    return decomposition.PSD(
         box=tree.box,
         counts=tree.counts,
         epsilons=tree.epsilons,

@@ -9,8 +9,18 @@ import numpy as np
 
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
+
 from . import budgets, postprocessing
-from .layout import PSD, _sum_children
+from .decomposition import PSD, _sum_children
+
+__all__ = [
+    "morton_encode",
+    "morton_decode",
+    "quadtree_counts",
+    "quadtree_boxes",
+    "noisy_counts",
+    "private_quadtree",
+]
 
 
 # --- Morton order and the quadtree (§III-B, §III-C) -----------------------------------

@@ -8,7 +8,17 @@ import math
 import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
-from . import layout, quadtree
+
+from . import decomposition, quadtree
+
+__all__ = [
+    "range_query",
+    "true_counts",
+    "relative_errors",
+    "median_relative_error",
+    "random_queries",
+    "canonical_nodes",
+]
 
 
 # --- range queries (§IV-A, §VIII-A) ---------------------------------------------------
@@ -151,7 +161,7 @@ def _overlap_fraction(q, b):
     return np.divide(wx * wy, area, out=np.zeros(wx.shape), where=area > 0)
 
 
-def range_query(tree: layout.PSD, rects) -> np.ndarray:
+def range_query(tree: decomposition.PSD, rects) -> np.ndarray:
     """Answers of a workload of rectangles by the canonical method (§IV-A) with the
     uniformity assumption.
 
@@ -171,7 +181,7 @@ def range_query(tree: layout.PSD, rects) -> np.ndarray:
         else quadtree.quadtree_boxes(tree.box, tree.height)
     )
     return _generic_query(
-        layout.PSD(
+        decomposition.PSD(
             box=tree.box,
             counts=tree.counts,
             epsilons=tree.epsilons,
@@ -318,7 +328,7 @@ def random_queries(
     )
 
 
-def canonical_nodes(tree: layout.PSD, rect):
+def canonical_nodes(tree: decomposition.PSD, rect):
     """The nodes the canonical method adds up for one rectangle: a list of
     ``(depth, index, weight)``.
 

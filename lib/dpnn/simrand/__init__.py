@@ -43,62 +43,47 @@ The package is split by idea; every public name is importable from ``dpnn.simran
                          the flips
 ``projection_baseline``  the Gaussian random-projection baseline
 ``search``               k-NN search on the releases and recall (post-processing)
-``studies``              notebook 12's experiments, clustered vectors, who wins where
 =======================  ==========================================================
 """
 
-from . import simhash, flips, estimators, projection_baseline, search, studies
-from dpnn.data import load_vectors
-from .simhash import (
-    projection,
-    simhash,
-    collision_probability,
-    hamming,
-    angle_from_hamming,
-    angles,
-)
-from .flips import (
-    check_alpha,
-    sensitivity_bound,
-    flip_probability,
-    flip_bits,
-    SimRandRelease,
-    simrand,
-)
+from . import estimators, flips, projection_baseline, search, simhash
 from .estimators import (
-    flipped_difference_probability,
+    chebyshev_radius,
     debiased_angle,
     debiased_angle_std,
-    chebyshev_radius,
-    simulate_hamming,
-    exact_output_log_probabilities,
     exact_delta,
+    exact_output_log_probabilities,
+    flipped_difference_probability,
+    simulate_hamming,
+)
+from .flips import (
+    SimRandRelease,
+    check_alpha,
+    flip_bits,
+    flip_probability,
+    sensitivity_bound,
+    simrand,
 )
 from .projection_baseline import (
-    gaussian_sigma_classical,
-    gaussian_delta,
-    gaussian_sigma_analytic,
-    projection_sensitivity,
     GaussianRelease,
+    gaussian_delta,
     gaussian_projection,
+    gaussian_sigma_analytic,
+    gaussian_sigma_classical,
+    projection_sensitivity,
     squared_distance_estimate,
 )
-from .search import knn_hamming, knn_euclidean, exact_knn_angular, recall_at
-from .studies import (
-    estimator_study,
-    recall_table,
-    clustered_vectors,
-    winners,
-    epsilons_won,
-    wins_by_setting,
-    won_at,
-    largest_win,
-    wins_sentence,
-    pi_text,
+from .search import exact_knn_angular, knn_euclidean, knn_hamming, recall_at
+from .simhash import (
+    angle_from_hamming,
+    angles,
+    collision_probability,
+    hamming,
+    projection,
+    simhash,
 )
 
 __all__ = [
-    "estimator_study",
     "projection",
     "simhash",
     "collision_probability",
@@ -119,8 +104,8 @@ __all__ = [
     "exact_output_log_probabilities",
     "exact_delta",
     "gaussian_sigma_classical",
-    "gaussian_sigma_analytic",
     "gaussian_delta",
+    "gaussian_sigma_analytic",
     "projection_sensitivity",
     "GaussianRelease",
     "gaussian_projection",
@@ -129,14 +114,4 @@ __all__ = [
     "knn_euclidean",
     "exact_knn_angular",
     "recall_at",
-    "recall_table",
-    "clustered_vectors",
-    "load_vectors",
-    "winners",
-    "epsilons_won",
-    "wins_by_setting",
-    "won_at",
-    "largest_win",
-    "wins_sentence",
-    "pi_text",
 ]

@@ -14,7 +14,18 @@ from dpnn._validation import (
     positive_int,
     probability_open,
 )
+
 from . import flips, simhash
+
+__all__ = [
+    "flipped_difference_probability",
+    "debiased_angle",
+    "debiased_angle_std",
+    "chebyshev_radius",
+    "simulate_hamming",
+    "exact_output_log_probabilities",
+    "exact_delta",
+]
 
 
 def flipped_difference_probability(theta, p, both_flipped: bool = False):

@@ -13,8 +13,18 @@ from scipy import special, stats
 
 from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
+
 from . import simhash
 from .simhash import _rows
+
+__all__ = [
+    "check_alpha",
+    "sensitivity_bound",
+    "flip_probability",
+    "flip_bits",
+    "SimRandRelease",
+    "simrand",
+]
 
 
 def check_alpha(alpha) -> float:

@@ -13,8 +13,19 @@ import numpy as np
 from scipy import optimize, stats
 
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
+
 from . import flips, simhash
 from .simhash import _rows
+
+__all__ = [
+    "gaussian_sigma_classical",
+    "gaussian_delta",
+    "gaussian_sigma_analytic",
+    "projection_sensitivity",
+    "GaussianRelease",
+    "gaussian_projection",
+    "squared_distance_estimate",
+]
 
 
 def gaussian_sigma_classical(sensitivity, epsilon, delta) -> float:

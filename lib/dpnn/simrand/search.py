@@ -5,9 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from dpnn._validation import generator, positive_int
+
 from . import flips, projection_baseline, simhash
 from .projection_baseline import _unit
 from .simhash import _rows
+
+__all__ = ["knn_hamming", "knn_euclidean", "exact_knn_angular", "recall_at"]
 
 
 def _top(scores, n_neighbours) -> np.ndarray:

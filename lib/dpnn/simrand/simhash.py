@@ -11,6 +11,15 @@ import numpy as np
 
 from dpnn._validation import finite_array, generator, positive_int
 
+__all__ = [
+    "projection",
+    "simhash",
+    "collision_probability",
+    "hamming",
+    "angle_from_hamming",
+    "angles",
+]
+
 
 def projection(k, d, rng) -> np.ndarray:
     """A k x d matrix of i.i.d. standard normal entries (SimHash's k random

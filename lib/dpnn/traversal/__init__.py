@@ -3,7 +3,7 @@
 - :mod:`~dpnn.traversal.walk`: :func:`dptt`, every variant for a batch of queries;
 - :mod:`~dpnn.traversal.variants`: the variants by name, their calls per level and the
   privacy ledger every run reports (:func:`dptt_ledger`);
-- :mod:`~dpnn.traversal.tables`: what the server derives from its tree once;
+- :mod:`~dpnn.traversal.tree_arrays`: what the server derives from its tree once;
 - :mod:`~dpnn.traversal.release`: what each query receives;
 - :mod:`~dpnn.traversal.reference`: one query at a time from the algorithms' text;
 - :mod:`~dpnn.traversal.schedules`: per-level budgets at one composed budget.
@@ -23,14 +23,14 @@ from dpnn.traversal.variants import (
 from dpnn.traversal.walk import DPTTResult, dptt
 
 __all__ = [
-    "DPTTResult",
-    "dptt",
-    "dptt_ledger",
     "dptt_reference",
-    "em_calls_formula",
-    "parse_variant",
-    "VARIANTS",
-    "UTILITIES",
     "SCHEDULES",
     "epsilon_schedule",
+    "UTILITIES",
+    "VARIANTS",
+    "dptt_ledger",
+    "em_calls_formula",
+    "parse_variant",
+    "DPTTResult",
+    "dptt",
 ]

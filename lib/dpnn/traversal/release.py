@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpnn.traversal.tables import index_type, leaf_neighbours, node_columns, stop_order
+from dpnn.traversal.tree_arrays import (
+    index_type,
+    leaf_neighbours,
+    node_columns,
+    stop_order,
+)
 from dpnn.trees import KDTree
 
 __all__ = ["release"]

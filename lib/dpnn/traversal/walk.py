@@ -27,7 +27,8 @@ post-processing), combinable with any variant (GS-N).
 All threads of all queries advance one tree level per step, so a batch of a
 million queries costs one vectorized exponential-mechanism draw per level.
 
-The descent reads each tree's columns once built (:mod:`dpnn.traversal.tables`): per
+The descent reads each tree's columns once built (:mod:`dpnn.traversal.tree_arrays`):
+per
 level one query column is compared with the split values gathered for the threads'
 nodes, or, for DIS, the distances to both children are computed column by column;
 the leaf check's lookup of the left child is the step's own. The output is written
@@ -46,7 +47,7 @@ from scipy.special import expit
 from dpnn._validation import generator
 from dpnn.accounting import Accountant
 from dpnn.traversal.release import release
-from dpnn.traversal.tables import left_until, node_columns
+from dpnn.traversal.tree_arrays import left_until, node_columns
 from dpnn.traversal.variants import (
     _check,
     _check_scale,

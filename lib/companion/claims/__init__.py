@@ -1,0 +1,101 @@
+"""Claims as code: every verdict against a source computed by a stated rule.
+
+``Claim`` and ``Verdict`` (:mod:`.core`), the rules (:mod:`.rules`), the tests for
+dependent samples (:mod:`.inference`), the claims of each source by notebook
+(:mod:`.thesis_distance`, :mod:`.thesis_comparison`) and the registry, judging and
+ledger files (:mod:`.ledger`). Judging reads aggregate result tables only.
+"""
+
+from .core import (
+    AGREES,
+    DIFFERS,
+    NOT_COMPARABLE,
+    PARTLY,
+    VERDICTS,
+    Claim,
+    Verdict,
+    combine,
+    not_comparable,
+)
+from .inference import (
+    clustered_mean,
+    corrected_resampled_ttest,
+    crossed_mean,
+    cv_better,
+    holm,
+    matched_epsilon,
+    matched_epsilon_interval,
+    median_gap,
+)
+from .ledger import (
+    REGISTRY,
+    changed,
+    claims_of,
+    counts,
+    gather,
+    judge,
+    ledger_dir,
+    page,
+    summary,
+    view,
+    write_ledger,
+)
+from .rules import (
+    CEILING,
+    FLOOR,
+    THESIS_QUERIES,
+    Curve,
+    Z,
+    above,
+    curve,
+    difference_within,
+    informative,
+    overtakes,
+    ratio_within,
+    source_se,
+    value_within,
+)
+
+__all__ = [
+    "AGREES",
+    "DIFFERS",
+    "NOT_COMPARABLE",
+    "PARTLY",
+    "VERDICTS",
+    "Claim",
+    "Verdict",
+    "combine",
+    "not_comparable",
+    "clustered_mean",
+    "corrected_resampled_ttest",
+    "crossed_mean",
+    "cv_better",
+    "holm",
+    "matched_epsilon",
+    "matched_epsilon_interval",
+    "median_gap",
+    "REGISTRY",
+    "changed",
+    "claims_of",
+    "counts",
+    "gather",
+    "judge",
+    "ledger_dir",
+    "page",
+    "summary",
+    "view",
+    "write_ledger",
+    "CEILING",
+    "FLOOR",
+    "THESIS_QUERIES",
+    "Z",
+    "Curve",
+    "above",
+    "curve",
+    "difference_within",
+    "informative",
+    "overtakes",
+    "ratio_within",
+    "source_se",
+    "value_within",
+]

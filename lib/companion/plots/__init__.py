@@ -1,0 +1,94 @@
+"""Figure helpers and the one style of the companion.
+
+Every helper draws on an ``ax`` it is given (or a new one), returns the Figure,
+and touches no global state: no ``plt.show()``, no ``rcParams`` changes. The
+style is applied once per notebook by :func:`use_style`, and figures are
+written one way, by :func:`save`.
+
+The package is split by family; every helper is importable from ``companion.plots``:
+
+==================  ==================================================================
+``style``           the seaborn theme and matplotlib style, ``save`` and ``figures_dir``
+``common``          ``curves`` and ``theory_vs_simulation``, used by several chapters
+``primitives``      mechanisms, privacy loss and planar noise (notebooks 01-03)
+``dptt``            k-d trees, DP-TT paths, protocols and accuracy (notebooks 04-06)
+``evaluation``      the thesis's evaluation panels (notebooks 07-08)
+``classification``  Gursoy et al. (notebook 09)
+``psd``             Cormode et al. (notebook 10)
+``cgp``             Liang and Yi (notebook 11)
+``simrand``         SimRand (notebook 12)
+``adversary``       what the server learns (notebook 14)
+==================  ==================================================================
+"""
+
+from . import (
+    adversary,
+    cgp,
+    classification,
+    common,
+    dptt,
+    evaluation,
+    primitives,
+    psd,
+    simrand,
+    style,
+)
+from .adversary import (
+    actual_against_accounted,
+    error_against_rmse,
+    inference_error_panel,
+)
+from .cgp import hull_release_map, quantile_curves
+from .classification import overlap_picture, summary_panels
+from .common import curves, theory_vs_simulation
+from .dptt import (
+    accuracy_curves,
+    kd_partition,
+    labelled_scatter,
+    protocol_sequence,
+    tree_diagram,
+)
+from .evaluation import variant_panels
+from .primitives import (
+    ecdf_against_cdf,
+    geo_query_map,
+    log_ratio_bins,
+    noise_cloud,
+    output_histograms,
+    selection_probabilities,
+)
+from .psd import error_bars_by_shape, psd_tree
+from .simrand import pi_fraction, recall_panel_data, recall_panels
+from .style import figures_dir, save, use_style
+
+__all__ = [
+    "use_style",
+    "figures_dir",
+    "save",
+    "curves",
+    "theory_vs_simulation",
+    "output_histograms",
+    "log_ratio_bins",
+    "selection_probabilities",
+    "noise_cloud",
+    "ecdf_against_cdf",
+    "geo_query_map",
+    "kd_partition",
+    "tree_diagram",
+    "accuracy_curves",
+    "protocol_sequence",
+    "labelled_scatter",
+    "variant_panels",
+    "summary_panels",
+    "overlap_picture",
+    "psd_tree",
+    "error_bars_by_shape",
+    "quantile_curves",
+    "hull_release_map",
+    "pi_fraction",
+    "recall_panel_data",
+    "recall_panels",
+    "inference_error_panel",
+    "actual_against_accounted",
+    "error_against_rmse",
+]

@@ -1,0 +1,117 @@
+"""Figures of Liang and Yi: error quantiles against budget and a convex hull release."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from .common import _axes
+
+__all__ = ["quantile_curves", "hull_release_map"]
+
+
+def quantile_curves(
+    table,
+    x,
+    value,
+    *,
+    by="method",
+    xlabel,
+    ylabel,
+    logx=True,
+    logy=True,
+    ax=None,
+    center="median",
+    band="fill",
+):
+    """One line per ``by`` group: the ``center`` (median or mean) of ``value`` against
+    ``x``, with a 25-75% band.
+
+    ``table`` is a long pandas DataFrame (one row per run), as the CGP experiments
+    return; this is the presentation of Liang and Yi's Fig. 2-5 (centre and quartiles).
+    ``band="bars"`` draws the quartiles as error bars, each group's points shifted a
+    little along x so that four groups stay readable (``"fill"``: translucent bands).
+    """
+    if band not in ("fill", "bars"):
+        raise ValueError(f"band must be 'fill' or 'bars', got {band!r}")
+    fig, ax = _axes(ax)
+    groups = list(table.groupby(by, sort=False))
+    for g, (label, group) in enumerate(groups):
+        stats = group.groupby(x)[value]
+        xs = np.array(sorted(group[x].unique()))
+        mid = (
+            (stats.median() if center == "median" else stats.mean()).loc[xs].to_numpy()
+        )
+        low, high = (
+            stats.quantile(0.25).loc[xs].to_numpy(),
+            stats.quantile(0.75).loc[xs].to_numpy(),
+        )
+        if band == "bars":
+            shift = (g - (len(groups) - 1) / 2) * 0.06
+            xs_drawn = (
+                xs * np.exp(shift) if logx else xs + shift * (np.ptp(xs) or 1.0) / 3
+            )
+            ax.errorbar(
+                xs_drawn,
+                mid,
+                yerr=[mid - low, high - mid],
+                marker="o",
+                ms=4,
+                capsize=2.5,
+                lw=1.5,
+                elinewidth=1.0,
+                label=label,
+            )
+        else:
+            ax.plot(xs, mid, marker="o", ms=4, label=label)
+            ax.fill_between(xs, low, high, alpha=0.15)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def hull_release_map(points, release, *, ax=None):
+    """A trajectory's points, its convex hull, PCH's probe circle, anchors and the
+    private hull (Liang and Yi §4.4)."""
+    from scipy.spatial import ConvexHull
+
+    fig, ax = _axes(ax)
+    ax.scatter(points[:, 0], points[:, 1], s=1, color="0.6", label="user's points")
+    for pts, style, label in (
+        (points, "-", "true hull"),
+        (release.released, "--", "private hull"),
+    ):
+        hull = ConvexHull(pts)
+        ring = np.append(hull.vertices, hull.vertices[0])
+        ax.plot(pts[ring, 0], pts[ring, 1], style, label=label)
+    theta = np.linspace(0, 2 * np.pi, 200)
+    ax.plot(
+        release.centre[0] + release.radius * np.cos(theta),
+        release.centre[1] + release.radius * np.sin(theta),
+        ":",
+        color="0.3",
+        label="probe circle (ĉ, R)",
+    )
+    anchors = points[release.anchors]
+    ax.scatter(
+        anchors[:, 0], anchors[:, 1], s=18, marker="s", label="anchors x_A (PNN)"
+    )
+    ax.scatter(
+        release.released[:, 0],
+        release.released[:, 1],
+        s=18,
+        marker="x",
+        label="released anchors",
+    )
+    ax.set_aspect("equal")
+    ax.xaxis.set_major_locator(plt.MaxNLocator(4))
+    ax.yaxis.set_major_locator(plt.MaxNLocator(5))
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return fig

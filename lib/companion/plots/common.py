@@ -1,0 +1,96 @@
+"""Shared helpers: a fresh or given axis, curves, theory against simulation."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import seaborn as sns
+
+__all__ = ["curves", "theory_vs_simulation"]
+
+
+def _axes(ax):
+    if ax is None:
+        fig, ax = plt.subplots()
+        return fig, ax
+    return ax.figure, ax
+
+
+def curves(
+    x,
+    series,
+    *,
+    xlabel,
+    ylabel,
+    logx=False,
+    logy=False,
+    ax=None,
+    marker="o",
+    **line_kwargs,
+):
+    """Line plot of several named series (label -> y values) over a shared x."""
+    fig, ax = _axes(ax)
+    for label, y in series.items():
+        ax.plot(x, y, marker=marker, ms=4, label=label, **line_kwargs)
+    if logx:
+        ax.set_xscale("log")
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return fig
+
+
+def theory_vs_simulation(
+    x,
+    analytic,
+    simulated,
+    *,
+    errors=None,
+    xlabel,
+    ylabel,
+    logx=False,
+    logy=False,
+    legend=None,
+    ax=None,
+):
+    """Analytic curves (lines) with simulated values (markers, optional error bars),
+    same colour per label.
+
+    ``analytic`` and ``simulated`` map a label to y values over the shared ``x``;
+    ``errors`` maps a label to error-bar half-widths of the simulated values;
+    ``legend`` optionally maps a simulated label to its own legend text. With
+    ``logx`` the x values themselves are the tick labels.
+    """
+    fig, ax = _axes(ax)
+    colours = sns.color_palette("colorblind", max(len(analytic), len(simulated)))
+    labels = list(dict.fromkeys(list(analytic) + list(simulated)))
+    for colour, label in zip(colours, labels):
+        if label in analytic:
+            ax.plot(
+                x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)"
+            )
+        if label in simulated:
+            err = None if errors is None else errors.get(label)
+            text = (legend or {}).get(label, f"{label} (simulated)")
+            ax.errorbar(
+                x,
+                simulated[label],
+                yerr=err,
+                color=colour,
+                ls="none",
+                marker="o",
+                ms=4,
+                capsize=2,
+                label=text,
+            )
+    if logx:
+        ax.set_xscale("log")
+        ax.set_xticks(list(x), labels=[f"{v:g}" for v in x])
+        ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    if logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(fontsize="x-small")
+    return fig

@@ -1,0 +1,107 @@
+"""Figures of the thesis's evaluation (ch. 6): one panel per dataset and utility."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+from matplotlib.ticker import NullLocator
+
+__all__ = ["variant_panels"]
+
+
+def variant_panels(
+    table,
+    x,
+    variants,
+    *,
+    xlabel,
+    geo=True,
+    label="DP-TT",
+    invert_x=False,
+    logx=True,
+    suptitle=None,
+    geo_table=None,
+    geo_x=None,
+    geo_xlabel=None,
+    by="variant",
+    names=None,
+    geo_name="GEO (top axis)",
+):
+    """Thesis-style figure: (a) raw and (b) top-5 accuracy against ``x``, one curve per
+    variant.
+
+    ``table`` has columns ``by`` (default ``variant``), ``x``, ``raw``, ``raw_se``,
+    ``top5``, ``top5_se`` (and ``geo_*`` when ``geo``: dashed, same colour). With
+    ``geo_table`` GEO is drawn against its own x (``geo_x``) on a top axis, as in thesis
+    Fig. 6.17. ``names`` maps a series to its legend text (default
+    ``f"{label} {series}"``), e.g. to state each variant's composed budget.
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, metric, name in zip(
+        axes, ("raw", "top5"), ("(a) raw accuracy", "(b) top-5 accuracy")
+    ):
+        for i, variant in enumerate(variants):
+            part = table[table[by] == variant].sort_values(x)
+            if part.empty:
+                continue
+            ax.errorbar(
+                part[x],
+                part[metric],
+                yerr=part[f"{metric}_se"],
+                color=f"C{i}",
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=(names or {}).get(variant, f"{label} {variant}"),
+            )
+            if geo and f"geo_{metric}" in part:
+                ax.errorbar(
+                    part[x],
+                    part[f"geo_{metric}"],
+                    yerr=part[f"geo_{metric}_se"],
+                    color=f"C{i}",
+                    ls="--",
+                    marker="s",
+                    ms=3,
+                    capsize=2,
+                    label=f"GEO ({variant} rule)",
+                )
+        if logx:
+            ax.set_xscale("log")
+            # one tick per decade: readable, and half the drawing time
+            ax.xaxis.set_minor_locator(NullLocator())
+        if invert_x:
+            ax.invert_xaxis()
+        ax.set(
+            xlabel=xlabel, ylabel=name.split(" ", 1)[1], title=name, ylim=(-0.02, 1.02)
+        )
+        if geo_table is not None:
+            top = ax.twiny()
+            top.errorbar(
+                geo_table[geo_x],
+                geo_table[f"geo_{metric}"],
+                yerr=geo_table[f"geo_{metric}_se"],
+                color="black",
+                ls="--",
+                marker="s",
+                ms=3,
+                capsize=2,
+                label=geo_name,
+            )
+            top.set_xscale("log")
+            top.xaxis.set_minor_locator(NullLocator())
+            top.set_xlabel(geo_xlabel)
+            top.grid(False)
+            handles, labels = ax.get_legend_handles_labels()
+            top_handles, top_labels = top.get_legend_handles_labels()
+            # accuracy is low on the left in every thesis figure
+            ax.legend(
+                handles + top_handles,
+                labels + top_labels,
+                fontsize="x-small",
+                loc="upper left",
+            )
+        else:
+            ax.legend(fontsize="x-small", loc="upper left")
+    if suptitle:
+        fig.suptitle(suptitle)
+    return fig

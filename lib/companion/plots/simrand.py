@@ -1,0 +1,113 @@
+"""Figures of SimRand: recall against the angle, with its no-noise references."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+
+__all__ = ["pi_fraction", "recall_panel_data", "recall_panels"]
+
+
+def pi_fraction(fraction) -> str:
+    """An angle given as a fraction of pi, written as one: 0.125 -> 'π/8', 0.75 ->
+    '3π/4', 1 -> 'π'."""
+    from fractions import Fraction
+
+    f = Fraction(float(fraction)).limit_denominator(256)
+    if f <= 0:
+        raise ValueError(f"fraction must be > 0, got {fraction!r}")
+    return (
+        "π"
+        if f == 1
+        else (
+            f"π/{f.denominator}"
+            if f.numerator == 1
+            else f"{f.numerator}π/{f.denominator}"
+        )
+    )
+
+
+def recall_panel_data(table, by, chance, private, *, z=1.96):
+    """The inputs of :func:`recall_panels` from a long recall table.
+
+    ``table`` has columns ``method``, ``epsilon``, ``recall``, ``se`` and the
+    columns ``by``; one panel per group of ``by`` (a column named ``alpha/pi`` is
+    titled as an angle, ``α = π/8``). The ``private`` methods become series over
+    epsilon with error bars of ``z`` standard errors; every other method (a
+    non-private ceiling, constant in epsilon) and ``chance`` become dashed
+    references. Returns ``(panels, errors, references)``.
+    """
+    panels, errors, references = {}, {}, {}
+    for key, group in table.groupby(list(by)):
+        key = key if isinstance(key, tuple) else (key,)
+        title = ", ".join(
+            f"α = {pi_fraction(value)}" if name == "alpha/pi" else f"{name} = {value:g}"
+            for name, value in zip(by, key)
+        )
+        mine = group[group["method"].isin(private)]
+        series = {m: g.sort_values("epsilon") for m, g in mine.groupby("method")}
+        panels[title] = {m: g["recall"].to_numpy() for m, g in series.items()}
+        errors[title] = {m: z * g["se"].to_numpy() for m, g in series.items()}
+        references[title] = {
+            m: float(g["recall"].iloc[0])
+            for m, g in group[~group["method"].isin(private)].groupby("method")
+        }
+        references[title]["chance"] = chance
+    return panels, errors, references
+
+
+def recall_panels(
+    x,
+    panels,
+    *,
+    xlabel,
+    ylabel="recall@10",
+    ncols=3,
+    errors=None,
+    logx=True,
+    panel_width=3.6,
+    panel_height=2.9,
+    references=None,
+):
+    """A grid of small accuracy plots: ``panels`` maps a panel title to {method: y over
+    x}.
+
+    ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
+    half-widths. ``references`` (optional) maps a panel title to {label: y}, drawn as
+    dashed horizontal lines (e.g. a non-private ceiling, chance). Returns the Figure;
+    the legend is drawn once, on the first panel.
+    """
+    n = len(panels)
+    ncols = min(ncols, n)
+    nrows = -(-n // ncols)
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(panel_width * ncols, panel_height * nrows),
+        sharex=True,
+        sharey=True,
+        squeeze=False,
+    )
+    for ax, (title, series) in zip(axes.ravel(), panels.items()):
+        for label, y in series.items():
+            err = None if errors is None else errors[title].get(label)
+            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+        for r, (label, y) in enumerate(((references or {}).get(title) or {}).items()):
+            ax.axhline(
+                y,
+                color=f"C{len(series) + r}",
+                ls=(0, (4, 2)) if r % 2 == 0 else ":",
+                lw=1.2,
+                label=label,
+            )
+        ax.set_title(title, fontsize="small")
+        if logx:
+            ax.set_xscale("log")
+        ax.set_ylim(-0.02, 1.02)
+    for ax in axes.ravel()[n:]:
+        ax.set_axis_off()
+    for ax in axes[-1]:
+        ax.set_xlabel(xlabel)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    axes.ravel()[0].legend(fontsize="x-small")
+    return fig

@@ -1,0 +1,26 @@
+"""The evaluation of Gursoy et al. (§5): cross-validated studies of every classifier.
+
+Each study splits the data into folds with one seeded draw, runs each fold from its
+own seed over ``n_jobs`` processes (:func:`companion.cached_loops.run_cases`), and
+returns a
+table that does not depend on ``n_jobs``. These drivers sit above the algorithms:
+nothing in the package imports them.
+"""
+
+from __future__ import annotations
+
+from .against_diffprivlib import diffprivlib_models, other_classifiers_study
+from .folds import cv_splits, paired_difference, summarize, tuned_radius
+from .private import conversion_study, knn_study, rn_study
+
+__all__ = [
+    "cv_splits",
+    "tuned_radius",
+    "summarize",
+    "paired_difference",
+    "rn_study",
+    "conversion_study",
+    "knn_study",
+    "diffprivlib_models",
+    "other_classifiers_study",
+]
