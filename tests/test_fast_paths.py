@@ -3,7 +3,13 @@
 Each fast path keeps its reference (the code before the change) as a private function;
 these tests compare the two with ``==`` (same floats, same indices), not with a
 tolerance, on inputs including the degenerate ones, and on the sizes the notebooks use.
+DP-TT's batched traversal is compared with its outputs frozen in
+``tests/data/dptt_frozen.npz.xz`` instead.
 """
+
+import io
+import lzma
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -391,8 +397,13 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))
 
 
-# --- DP-TT: per-tree columns, turns on columns, output per query, a leaf-neighbour
-# table ----------
+# --- DP-TT: the batched traversal gives the outputs frozen in tests/data ---------------
+
+#: The outputs of every case below, frozen when they were computed by the first batched
+#: implementation of DP-TT (one global sort per run, neighbours looked up anew): an npz
+#: file compressed with xz. Run this file as a script to write them again from
+#: ``dptt``, after a change that is meant to change them.
+DPTT_FROZEN = Path(__file__).parent / "data" / "dptt_frozen.npz.xz"
 
 DPTT_VARIANTS = [
     "basic",
@@ -437,27 +448,32 @@ def _dptt_trees():
     yield "4097 uniform points 2-D", build_tree(rng.uniform(0, 1e9, (4097, 2)))
 
 
-def _assert_same_result(new, old):
-    for field in ("indices", "offsets", "em_calls", "sent", "epsilons"):
-        expected, got = getattr(old, field), getattr(new, field)
-        assert got.dtype == expected.dtype, field
-        np.testing.assert_array_equal(got, expected, err_msg=field)
-    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(
-        None, "basic"
-    )
+def _dptt_cases(key):
+    """The frozen runs of one key, ``"<utility> <variant>"`` or ``"axes <variant>"``:
+    a list of ``(args, keywords)`` for ``dptt(*args, **keywords)``.
 
-
-@pytest.mark.parametrize("utility", ["cmp", "dis"])
-@pytest.mark.parametrize("name", DPTT_VARIANTS)
-def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
-    """Every variant, both utilities, 1-3 dimensions, three seeds, scalar and per-level
-    budgets."""
-    from dpnn.traversal import dptt
-    from dpnn.traversal.reference import _dptt_previous
-
+    ``"<utility> <variant>"``: every tree of :func:`_dptt_trees` the variant fits, 150
+    queries (20 of them on data points: ties), three scalar budgets and one per-level
+    schedule, one seed each. ``"axes <variant>"``: a hand-made tree whose axes do not
+    cycle by depth (the descent then looks each thread's axis up), CMP.
+    """
+    group, name = key.split(" ")
     spec = _variant(name)
+    if group == "axes":
+        import dataclasses
+
+        from dpnn.trees import build_tree
+
+        rng = np.random.default_rng(8)
+        tree = build_tree(rng.uniform(0, 1, (200, 2)))
+        tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
+        queries = rng.random((300, 2))
+        return [
+            ((tree, queries, 0.5, "cmp"), {"rng": np.random.default_rng(1), **spec})
+        ]
+    utility, cases = group, []
     sensitivity = 50.0 if utility == "dis" else None
-    for label, tree in _dptt_trees():
+    for _, tree in _dptt_trees():
         if spec["splits"] > tree.tree_height or spec["neighborhood"] > len(tree.points):
             continue
         rng = np.random.default_rng(7)
@@ -480,9 +496,105 @@ def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
                 utility,
                 sensitivity,
             )
-            new = dptt(*args, rng=np.random.default_rng(seed), **spec)
-            old = _dptt_previous(*args, rng=np.random.default_rng(seed), **spec)
-            _assert_same_result(new, old)
+            cases.append((args, {"rng": np.random.default_rng(seed), **spec}))
+    return cases
+
+
+DPTT_KEYS = [f"{u} {name}" for u in ("cmp", "dis") for name in DPTT_VARIANTS] + [
+    f"axes {name}" for name in ("basic", "GS", "P2")
+]
+
+
+DPTT_FIELDS = ("indices", "counts", "em_calls", "sent", "epsilons", "ledger")
+DPTT_ARRAYS = ("indices", "offsets", "em_calls", "sent", "epsilons")
+
+
+def _dptt_record(results):
+    """The runs of one key as one flat array per field, run after run: each query's
+    released indices as differences from the one before (the first from 0, they are
+    sorted), the released counts (the offsets follow), calls, sent values, per-step
+    budgets, and the ledger's basic composition."""
+    indices = [np.diff(r.indices, prepend=0) for r in results]
+    for deltas, r in zip(indices, results):
+        deltas[r.offsets[:-1][r.released_counts > 0]] = r.indices[
+            r.offsets[:-1][r.released_counts > 0]
+        ]
+    return {
+        "indices": np.concatenate(indices),
+        "counts": np.concatenate([r.released_counts for r in results]),
+        "em_calls": np.concatenate([r.em_calls for r in results]),
+        "sent": np.concatenate([r.sent for r in results]),
+        "epsilons": np.concatenate([r.epsilons for r in results]),
+        "ledger": np.array([r.accountant.epsilon(None, "basic") for r in results]),
+    }
+
+
+def _dptt_dtypes(results):
+    """The dtype of each array of the results, the same in every run."""
+    dtypes = [{str(getattr(r, f).dtype) for r in results} for f in DPTT_ARRAYS]
+    assert all(len(kinds) == 1 for kinds in dtypes), dtypes
+    return [kinds.pop() for kinds in dtypes]
+
+
+def freeze_dptt_outputs(path=DPTT_FROZEN):
+    """Write the outputs of ``dptt`` on every case of :data:`DPTT_KEYS` to ``path``.
+
+    One array per field holds all keys, one after another (``sizes[k, f]`` entries of
+    key k in field f); integers in the narrowest type that holds them, the dtypes of
+    the results in ``dtypes[k]``. The npz file is compressed with xz, which finds the
+    repeats zip's small window misses (N1 releases what basic does).
+    """
+    from dpnn.traversal import dptt
+
+    records, dtypes = [], []
+    for key in DPTT_KEYS:
+        results = [dptt(*args, **keywords) for args, keywords in _dptt_cases(key)]
+        records.append(_dptt_record(results))
+        dtypes.append(_dptt_dtypes(results))
+    arrays = {
+        "sizes": np.array([[len(r[f]) for f in DPTT_FIELDS] for r in records]),
+        "dtypes": np.array(dtypes),
+    }
+    for field in DPTT_FIELDS:
+        values = np.concatenate([r[field] for r in records])
+        if values.dtype.kind == "i":
+            values = values.astype(np.min_scalar_type(max(values.max(), 1)))
+        arrays[field] = values
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(lzma.compress(buffer.getvalue(), preset=9 | lzma.PRESET_EXTREME))
+
+
+def _frozen_dptt_outputs():
+    return np.load(io.BytesIO(lzma.decompress(DPTT_FROZEN.read_bytes())))
+
+
+@pytest.mark.parametrize("key", DPTT_KEYS)
+def test_dptt_gives_the_frozen_outputs(key):
+    """Every variant, both utilities, 1-3 dimensions, four seeds, scalar and per-level
+    budgets, and a tree whose axes do not cycle by depth: the same indices, offsets,
+    calls, sent values, per-step budgets and ledger, bit for bit, as when frozen."""
+    from dpnn.traversal import dptt
+
+    results = [dptt(*args, **keywords) for args, keywords in _dptt_cases(key)]
+    k = DPTT_KEYS.index(key)
+    with _frozen_dptt_outputs() as frozen:
+        ends = np.cumsum(frozen["sizes"], axis=0)
+        for f, (field, got) in enumerate(_dptt_record(results).items()):
+            expected = frozen[field][ends[k, f] - frozen["sizes"][k, f] : ends[k, f]]
+            np.testing.assert_array_equal(got, expected, err_msg=field)
+        assert _dptt_dtypes(results) == frozen["dtypes"][k].tolist()
+
+
+def _assert_same_result(new, old):
+    for field in ("indices", "offsets", "em_calls", "sent", "epsilons"):
+        expected, got = getattr(old, field), getattr(new, field)
+        assert got.dtype == expected.dtype, field
+        np.testing.assert_array_equal(got, expected, err_msg=field)
+    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(
+        None, "basic"
+    )
 
 
 def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
@@ -521,29 +633,6 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
     for i in range(len(names)):
         _assert_same_result(warm[i], first[i])
         _assert_same_result(cold[i], first[i])
-
-
-def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
-    """The per-thread axis lookup of a hand-made tree gives what the previous code
-    gave."""
-    import dataclasses
-
-    from dpnn.traversal import dptt
-    from dpnn.traversal.reference import _dptt_previous
-    from dpnn.trees import build_tree
-
-    rng = np.random.default_rng(8)
-    tree = build_tree(rng.uniform(0, 1, (200, 2)))
-    tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
-    queries = rng.random((300, 2))
-    for name in ("basic", "GS", "P2"):
-        new = dptt(
-            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
-        )
-        old = _dptt_previous(
-            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
-        )
-        _assert_same_result(new, old)
 
 
 def test_dptt_refuses_a_tree_whose_siblings_are_apart():
@@ -599,3 +688,7 @@ def test_remembered_counts_are_right_when_threads_share_the_memo():
     finally:
         sys.setswitchinterval(interval)
     assert not wrong, f"{len(wrong)} calls got another batch's counts"
+
+
+if __name__ == "__main__":
+    freeze_dptt_outputs()
