@@ -397,7 +397,7 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))
 
 
-# --- DP-TT: the batched traversal gives the outputs frozen in tests/data ---------------
+# --- DP-TT: the batched traversal gives the outputs frozen in tests/data --------------
 
 #: The outputs of every case below, frozen when they were computed by the first batched
 #: implementation of DP-TT (one global sort per run, neighbours looked up anew): an npz

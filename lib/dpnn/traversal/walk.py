@@ -31,9 +31,7 @@ The descent reads each tree's columns once built (:mod:`dpnn.traversal.tables`):
 level one query column is compared with the split values gathered for the threads'
 nodes, or, for DIS, the distances to both children are computed column by column;
 the leaf check's lookup of the left child is the step's own. The output is written
-per query (:mod:`dpnn.traversal.release`). The draws and their order are those of
-the first vectorised version (:func:`dpnn.traversal.reference._dptt_previous`), so
-both give the same output, bit for bit, for the same seed.
+per query (:mod:`dpnn.traversal.release`).
 """
 
 from __future__ import annotations
