@@ -635,6 +635,213 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
         _assert_same_result(cold[i], first[i])
 
 
+# --- DP-TT: the batched traversal is the one-query reference --------------------------
+
+#: Variants of the equality tests: every algorithm of §5.4 and their combinations.
+REFERENCE_VARIANTS = ["basic", "P1", "P2", "E1", "E2", "GS", "N1", "N4", "GS-N3"]
+REFERENCE_VARIANTS += ["E2-N3", "P1-N2"]
+
+
+def _random_dptt_problems(seed, neighbourhoods):
+    """Eight random trees (1, 2, 3, then 4-299 points; 1-3 dimensions), each with up
+    to 30 distinct queries (10 drawn among the data points: ties with the splits), a
+    budget per step log-uniform in [1e-3, 50] and a DIS sensitivity of 0.01 to 10
+    times the data's span. Without ``neighbourhoods`` half the trees have integer
+    coordinates (ties and duplicates); with them the coordinates are continuous, since
+    among equidistant points the reference and cKDTree may pick different, equally
+    near neighbours.
+    """
+    from dpnn.trees import build_tree
+
+    rng = np.random.default_rng(seed)
+    for t in range(8):
+        n = (1, 2, 3)[t] if t < 3 else int(rng.integers(4, 300))
+        d = int(rng.integers(1, 4))
+        if neighbourhoods or t % 2:
+            points = rng.normal(0, 100, (n, d))
+        else:
+            points = rng.integers(0, 5, (n, d)).astype(float)
+        span = np.ptp(points, axis=0) + 1
+        queries = np.concatenate(
+            [
+                points.min(axis=0) - span / 4 + 1.5 * span * rng.random((20, d)),
+                points[rng.integers(0, n, 10)],
+            ]
+        )
+        _, first = np.unique(queries, axis=0, return_index=True)
+        queries = queries[np.sort(first)]
+        yield (
+            build_tree(points[:, 0] if d == 1 else points),
+            queries[:, 0] if d == 1 else queries,
+            float(10 ** rng.uniform(-3, np.log10(50))),
+            float(span.max() * 10 ** rng.uniform(-2, 1)),
+        )
+
+
+def _fits(spec, tree):
+    """Whether the tree has the levels and points the variant asks for."""
+    enough_levels = spec["splits"] <= tree.tree_height
+    return enough_levels and spec["neighborhood"] <= len(tree.points)
+
+
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+@pytest.mark.parametrize("name", ["basic", "E1", "E2", "N1", "N4", "E2-N3"])
+def test_dptt_on_one_query_is_the_reference_for_the_same_seed(name, utility):
+    """Variants with one thread per query (basic, E, N): run on one query, ``dptt``
+    draws one uniform per level as the reference does, in the same order, and both
+    turn right iff it is below the same probability (DIS: ``exponential_binary``'s
+    ``expit(epsilon (u_R - u_L) / (2 sensitivity))``, the distances summed axis after
+    axis; CMP: randomized response at ``epsilon / 2`` on the side of the split the
+    query is on). So for the same seed they release the same points after the same
+    calls, bit for bit."""
+    from dpnn.traversal import dptt, dptt_reference
+
+    spec = _variant(name)
+    for p, (tree, queries, epsilon, span) in enumerate(
+        _random_dptt_problems(
+            100 + REFERENCE_VARIANTS.index(name), spec["neighborhood"] > 0
+        )
+    ):
+        if not _fits(spec, tree):
+            continue
+        sensitivity = span if utility == "dis" else None
+        for i, query in enumerate(queries):
+            seed = [p, i]
+            fast = dptt(
+                tree,
+                queries[i : i + 1],
+                epsilon,
+                utility,
+                sensitivity,
+                rng=np.random.default_rng(seed),
+                **spec,
+            )
+            found, calls = dptt_reference(
+                tree,
+                query,
+                epsilon,
+                utility,
+                sensitivity,
+                rng=np.random.default_rng(seed),
+                **spec,
+            )
+            np.testing.assert_array_equal(fast.indices, found, err_msg=f"{p} {i}")
+            assert fast.em_calls[0] == calls, (p, i)
+
+
+class _Recorder(np.random.Generator):
+    """A seeded generator that keeps every uniform it draws, in order."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.drawn = []
+
+    def random(self, size=None):
+        out = super().random(size)
+        self.drawn.extend(np.atleast_1d(out))
+        return out
+
+
+class _Given:
+    """Stands for the generator in ``dptt``'s turns: returns given uniforms."""
+
+    def __init__(self, uniforms):
+        self.uniforms = np.asarray(uniforms, dtype=float)
+
+    def random(self, size):
+        assert size == len(self.uniforms)
+        return self.uniforms
+
+
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+@pytest.mark.parametrize("name", REFERENCE_VARIANTS)
+def test_dptt_is_the_reference_given_the_same_uniform_at_each_node(
+    name, utility, monkeypatch
+):
+    """Every variant, a batch of queries: each turn of either implementation is decided
+    by one uniform number; here both get the same one at the same (query, node).
+
+    A query's traversal meets every node at most once (P's and GS's threads walk
+    disjoint subtrees), so the reference is run first with a seeded generator and the
+    uniform it drew at each node is recorded; then ``dptt``'s turns
+    (``walk._turns``, the only place it draws) receive, for each walking thread, the
+    uniform recorded at its query and node, and nothing else changes in it. The two
+    must then release the same points with the same calls, and ``dptt`` must turn at
+    exactly the nodes the reference turned at (every recorded uniform used, none
+    missing). Both draw their turns from independent uniforms, one per node visited,
+    in whatever order; so equal outputs under this coupling for any uniforms mean
+    equal laws, and the random seeds sample it. A shared seed alone would not couple
+    them for P and GS: the reference draws in depth-first order, ``dptt`` level by
+    level for all threads at once (for one query of basic, E and N it does: the test
+    above).
+    """
+    from dpnn.traversal import dptt, dptt_reference, walk
+
+    spec = _variant(name)
+    turns = walk._turns
+    for p, (tree, queries, epsilon, span) in enumerate(
+        _random_dptt_problems(
+            200 + REFERENCE_VARIANTS.index(name), spec["neighborhood"] > 0
+        )
+    ):
+        if not _fits(spec, tree):
+            continue
+        sensitivity = span if utility == "dis" else None
+        rows = queries.reshape(len(queries), -1)
+        uniforms, expected = {}, []
+        for i, query in enumerate(queries):
+            trace, recorder = [], _Recorder([p, i])
+            expected.append(
+                dptt_reference(
+                    tree,
+                    query,
+                    epsilon,
+                    utility,
+                    sensitivity,
+                    rng=recorder,
+                    trace=trace,
+                    **spec,
+                )
+            )
+            nodes = [s["node"] for s in trace if s["action"] == "em"]
+            assert len(nodes) == len(recorder.drawn) == len(set(nodes))
+            uniforms.update({(i, n): u for n, u in zip(nodes, recorder.drawn)})
+        query_of = {tuple(row): i for i, row in enumerate(rows)}
+        used = set()
+
+        def keyed_turns(
+            tree, values, nodes, child, level, scale, utility, rng, stopped
+        ):
+            walking = slice(None) if stopped is None else ~stopped
+            keys = [
+                (query_of[tuple(row)], int(node))
+                for row, node in zip(np.column_stack(values)[walking], nodes[walking])
+            ]
+            missing = [k for k in keys if k not in uniforms]
+            assert not missing, f"dptt turns where the reference did not: {missing}"
+            used.update(keys)
+            given = _Given([uniforms[k] for k in keys])
+            return turns(
+                tree, values, nodes, child, level, scale, utility, given, stopped
+            )
+
+        monkeypatch.setattr(walk, "_turns", keyed_turns)
+        fast = dptt(
+            tree,
+            queries,
+            epsilon,
+            utility,
+            sensitivity,
+            rng=np.random.default_rng(0),
+            **spec,
+        )
+        monkeypatch.setattr(walk, "_turns", turns)
+        assert used == set(uniforms), "the reference turned where dptt did not"
+        for i, (found, calls) in enumerate(expected):
+            np.testing.assert_array_equal(fast.released[i], found, err_msg=f"{p} {i}")
+            assert fast.em_calls[i] == calls, (p, i)
+
+
 def test_dptt_refuses_a_tree_whose_siblings_are_apart():
     """Also after ``dataclasses.replace``: the new tree starts without the old one's
     tables."""
