@@ -188,51 +188,6 @@ def randomized_response(bits, epsilon, rng):
     return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
 
 
-#: Relative step at which :func:`_lambertw_lower`'s Halley iteration stops (scipy's).
-_LAMBERTW_TOL = 1e-8
-
-
-def _lambertw_lower(z):
-    """Lower branch W_{-1}(z) of Lambert's W for real z in [-1/e, 0), z not subnormal.
-
-    The same floats as ``scipy.special.lambertw(z, k=-1).real`` (tested bit for bit),
-    faster (benchmarks/bench_liang_yi_studies.py): scipy's algorithm (start at
-    log(-z), then Halley's step
-    ``w - (w e^w - z) / (w e^w + e^w - (w + 2)(w e^w - z) / (2w + 2))`` until it
-    moves by at most 1e-8 relative, NaN after 100 steps) on real arrays instead of one
-    complex number at a time. ``exp`` and ``log`` are taken of complex arrays with
-    zero imaginary part, which numpy hands to the C library as scipy does; numpy's
-    own float ``exp`` and ``log`` differ from it in the last bit for some arguments.
-    """
-    z = np.asarray(z, dtype=float).ravel()
-    work = np.zeros(z.size, dtype=complex)
-    work.real = -z
-    w = np.log(work, out=work).real.copy()
-    out, active = None, None  # active: positions still iterating (None: all of them)
-    for _ in range(100):
-        work = work[: w.size]
-        work.real, work.imag = w, 0.0
-        ew = np.exp(work, out=work).real
-        wew = w * ew
-        wewz = wew - z
-        step = (w + 2.0) * wewz
-        step /= 2.0 * w + 2.0
-        np.subtract(wew + ew, step, out=step)
-        np.divide(wewz, step, out=step)
-        wn = np.subtract(w, step, out=step)
-        done = np.abs(wn - w) <= _LAMBERTW_TOL * np.abs(wn)
-        if active is None:
-            if done.all():
-                return wn
-            out, active = np.full(z.size, np.nan), np.arange(z.size)
-        out[active[done]] = wn[done]
-        keep = ~done
-        active, w, z = active[keep], wn[keep], z[keep]
-        if not active.size:
-            break
-    return out
-
-
 def planar_laplace_radius(p, epsilon):
     """Inverse CDF of the planar Laplace radius (Andrés et al. 2013, Eq. (2)).
 
@@ -251,18 +206,6 @@ def planar_laplace_radius(p, epsilon):
     # nearest float inside the domain instead.
     argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
     w = lambertw(argument, k=-1).real
-    return np.maximum(-(w + 1.0) / epsilon, 0.0)
-
-
-def _planar_laplace_radius(p, epsilon):
-    """:func:`planar_laplace_radius` for checked p in [0, 1) and epsilon, same floats.
-
-    W_{-1} comes from :func:`_lambertw_lower` (scipy's iteration on arrays) instead of
-    ``scipy.special.lambertw``: bit for bit the same radii, faster.
-    """
-    argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):  # Halley at w = -1, as scipy
-        w = _lambertw_lower(argument)
     return np.maximum(-(w + 1.0) / epsilon, 0.0)
 
 
@@ -300,8 +243,7 @@ def planar_laplace(points, epsilon, rng):
     rng = generator(rng)
     n = array.shape[0]
     theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
-    _finite_scale(1.0, epsilon)
-    radius = _planar_laplace_radius(rng.random(n), epsilon)
+    radius = planar_laplace_radius(rng.random(n), epsilon)
     noise = np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
     return (array + noise).reshape(shape)
 
