@@ -3,7 +3,13 @@
 Each fast path keeps its reference (the code before the change) as a private function;
 these tests compare the two with ``==`` (same floats, same indices), not with a
 tolerance, on inputs including the degenerate ones, and on the sizes the notebooks use.
+DP-TT's batched traversal is compared with its outputs frozen in
+``tests/data/dptt_frozen.npz.xz`` instead.
 """
+
+import io
+import lzma
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -396,8 +402,13 @@ def test_one_cell_masses_by_reach_equal_evaluating_every_location(name):
     assert np.all((converted > 0) & (converted <= np.sqrt(points.shape[1])))
 
 
-# --- DP-TT: per-tree columns, turns on columns, output per query, a leaf-neighbour
-# table ----------
+# --- DP-TT: the batched traversal gives the outputs frozen in tests/data --------------
+
+#: The outputs of every case below, frozen when they were computed by the first batched
+#: implementation of DP-TT (one global sort per run, neighbours looked up anew): an npz
+#: file compressed with xz. Run this file as a script to write them again from
+#: ``dptt``, after a change that is meant to change them.
+DPTT_FROZEN = Path(__file__).parent / "data" / "dptt_frozen.npz.xz"
 
 DPTT_VARIANTS = [
     "basic",
@@ -442,27 +453,32 @@ def _dptt_trees():
     yield "4097 uniform points 2-D", build_tree(rng.uniform(0, 1e9, (4097, 2)))
 
 
-def _assert_same_result(new, old):
-    for field in ("indices", "offsets", "em_calls", "sent", "epsilons"):
-        expected, got = getattr(old, field), getattr(new, field)
-        assert got.dtype == expected.dtype, field
-        np.testing.assert_array_equal(got, expected, err_msg=field)
-    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(
-        None, "basic"
-    )
+def _dptt_cases(key):
+    """The frozen runs of one key, ``"<utility> <variant>"`` or ``"axes <variant>"``:
+    a list of ``(args, keywords)`` for ``dptt(*args, **keywords)``.
 
-
-@pytest.mark.parametrize("utility", ["cmp", "dis"])
-@pytest.mark.parametrize("name", DPTT_VARIANTS)
-def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
-    """Every variant, both utilities, 1-3 dimensions, three seeds, scalar and per-level
-    budgets."""
-    from dpnn.traversal import dptt
-    from dpnn.traversal.reference import _dptt_previous
-
+    ``"<utility> <variant>"``: every tree of :func:`_dptt_trees` the variant fits, 150
+    queries (20 of them on data points: ties), three scalar budgets and one per-level
+    schedule, one seed each. ``"axes <variant>"``: a hand-made tree whose axes do not
+    cycle by depth (the descent then looks each thread's axis up), CMP.
+    """
+    group, name = key.split(" ")
     spec = _variant(name)
+    if group == "axes":
+        import dataclasses
+
+        from dpnn.trees import build_tree
+
+        rng = np.random.default_rng(8)
+        tree = build_tree(rng.uniform(0, 1, (200, 2)))
+        tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
+        queries = rng.random((300, 2))
+        return [
+            ((tree, queries, 0.5, "cmp"), {"rng": np.random.default_rng(1), **spec})
+        ]
+    utility, cases = group, []
     sensitivity = 50.0 if utility == "dis" else None
-    for label, tree in _dptt_trees():
+    for _, tree in _dptt_trees():
         if spec["splits"] > tree.tree_height or spec["neighborhood"] > len(tree.points):
             continue
         rng = np.random.default_rng(7)
@@ -485,9 +501,105 @@ def test_dptt_equals_the_previous_implementation_bit_for_bit(name, utility):
                 utility,
                 sensitivity,
             )
-            new = dptt(*args, rng=np.random.default_rng(seed), **spec)
-            old = _dptt_previous(*args, rng=np.random.default_rng(seed), **spec)
-            _assert_same_result(new, old)
+            cases.append((args, {"rng": np.random.default_rng(seed), **spec}))
+    return cases
+
+
+DPTT_KEYS = [f"{u} {name}" for u in ("cmp", "dis") for name in DPTT_VARIANTS] + [
+    f"axes {name}" for name in ("basic", "GS", "P2")
+]
+
+
+DPTT_FIELDS = ("indices", "counts", "em_calls", "sent", "epsilons", "ledger")
+DPTT_ARRAYS = ("indices", "offsets", "em_calls", "sent", "epsilons")
+
+
+def _dptt_record(results):
+    """The runs of one key as one flat array per field, run after run: each query's
+    released indices as differences from the one before (the first from 0, they are
+    sorted), the released counts (the offsets follow), calls, sent values, per-step
+    budgets, and the ledger's basic composition."""
+    indices = [np.diff(r.indices, prepend=0) for r in results]
+    for deltas, r in zip(indices, results):
+        deltas[r.offsets[:-1][r.released_counts > 0]] = r.indices[
+            r.offsets[:-1][r.released_counts > 0]
+        ]
+    return {
+        "indices": np.concatenate(indices),
+        "counts": np.concatenate([r.released_counts for r in results]),
+        "em_calls": np.concatenate([r.em_calls for r in results]),
+        "sent": np.concatenate([r.sent for r in results]),
+        "epsilons": np.concatenate([r.epsilons for r in results]),
+        "ledger": np.array([r.accountant.epsilon(None, "basic") for r in results]),
+    }
+
+
+def _dptt_dtypes(results):
+    """The dtype of each array of the results, the same in every run."""
+    dtypes = [{str(getattr(r, f).dtype) for r in results} for f in DPTT_ARRAYS]
+    assert all(len(kinds) == 1 for kinds in dtypes), dtypes
+    return [kinds.pop() for kinds in dtypes]
+
+
+def freeze_dptt_outputs(path=DPTT_FROZEN):
+    """Write the outputs of ``dptt`` on every case of :data:`DPTT_KEYS` to ``path``.
+
+    One array per field holds all keys, one after another (``sizes[k, f]`` entries of
+    key k in field f); integers in the narrowest type that holds them, the dtypes of
+    the results in ``dtypes[k]``. The npz file is compressed with xz, which finds the
+    repeats zip's small window misses (N1 releases what basic does).
+    """
+    from dpnn.traversal import dptt
+
+    records, dtypes = [], []
+    for key in DPTT_KEYS:
+        results = [dptt(*args, **keywords) for args, keywords in _dptt_cases(key)]
+        records.append(_dptt_record(results))
+        dtypes.append(_dptt_dtypes(results))
+    arrays = {
+        "sizes": np.array([[len(r[f]) for f in DPTT_FIELDS] for r in records]),
+        "dtypes": np.array(dtypes),
+    }
+    for field in DPTT_FIELDS:
+        values = np.concatenate([r[field] for r in records])
+        if values.dtype.kind == "i":
+            values = values.astype(np.min_scalar_type(max(values.max(), 1)))
+        arrays[field] = values
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(lzma.compress(buffer.getvalue(), preset=9 | lzma.PRESET_EXTREME))
+
+
+def _frozen_dptt_outputs():
+    return np.load(io.BytesIO(lzma.decompress(DPTT_FROZEN.read_bytes())))
+
+
+@pytest.mark.parametrize("key", DPTT_KEYS)
+def test_dptt_gives_the_frozen_outputs(key):
+    """Every variant, both utilities, 1-3 dimensions, four seeds, scalar and per-level
+    budgets, and a tree whose axes do not cycle by depth: the same indices, offsets,
+    calls, sent values, per-step budgets and ledger, bit for bit, as when frozen."""
+    from dpnn.traversal import dptt
+
+    results = [dptt(*args, **keywords) for args, keywords in _dptt_cases(key)]
+    k = DPTT_KEYS.index(key)
+    with _frozen_dptt_outputs() as frozen:
+        ends = np.cumsum(frozen["sizes"], axis=0)
+        for f, (field, got) in enumerate(_dptt_record(results).items()):
+            expected = frozen[field][ends[k, f] - frozen["sizes"][k, f] : ends[k, f]]
+            np.testing.assert_array_equal(got, expected, err_msg=field)
+        assert _dptt_dtypes(results) == frozen["dtypes"][k].tolist()
+
+
+def _assert_same_result(new, old):
+    for field in ("indices", "offsets", "em_calls", "sent", "epsilons"):
+        expected, got = getattr(old, field), getattr(new, field)
+        assert got.dtype == expected.dtype, field
+        np.testing.assert_array_equal(got, expected, err_msg=field)
+    assert new.accountant.epsilon(None, "basic") == old.accountant.epsilon(
+        None, "basic"
+    )
 
 
 def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
@@ -528,27 +640,211 @@ def test_dptt_tables_are_reused_and_give_the_same_results_on_a_fresh_tree():
         _assert_same_result(cold[i], first[i])
 
 
-def test_dptt_on_a_tree_whose_axes_do_not_cycle_by_depth():
-    """The per-thread axis lookup of a hand-made tree gives what the previous code
-    gave."""
-    import dataclasses
+# --- DP-TT: the batched traversal is the one-query reference --------------------------
 
-    from dpnn.traversal import dptt
-    from dpnn.traversal.reference import _dptt_previous
+#: Variants of the equality tests: every algorithm of §5.4 and their combinations.
+REFERENCE_VARIANTS = ["basic", "P1", "P2", "E1", "E2", "GS", "N1", "N4", "GS-N3"]
+REFERENCE_VARIANTS += ["E2-N3", "P1-N2"]
+
+
+def _random_dptt_problems(seed, neighbourhoods):
+    """Eight random trees (1, 2, 3, then 4-299 points; 1-3 dimensions), each with up
+    to 30 distinct queries (10 drawn among the data points: ties with the splits), a
+    budget per step log-uniform in [1e-3, 50] and a DIS sensitivity of 0.01 to 10
+    times the data's span. Without ``neighbourhoods`` half the trees have integer
+    coordinates (ties and duplicates); with them the coordinates are continuous, since
+    among equidistant points the reference and cKDTree may pick different, equally
+    near neighbours.
+    """
     from dpnn.trees import build_tree
 
-    rng = np.random.default_rng(8)
-    tree = build_tree(rng.uniform(0, 1, (200, 2)))
-    tree = dataclasses.replace(tree, axis=rng.integers(0, 2, tree.n_nodes))
-    queries = rng.random((300, 2))
-    for name in ("basic", "GS", "P2"):
-        new = dptt(
-            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
+    rng = np.random.default_rng(seed)
+    for t in range(8):
+        n = (1, 2, 3)[t] if t < 3 else int(rng.integers(4, 300))
+        d = int(rng.integers(1, 4))
+        if neighbourhoods or t % 2:
+            points = rng.normal(0, 100, (n, d))
+        else:
+            points = rng.integers(0, 5, (n, d)).astype(float)
+        span = np.ptp(points, axis=0) + 1
+        queries = np.concatenate(
+            [
+                points.min(axis=0) - span / 4 + 1.5 * span * rng.random((20, d)),
+                points[rng.integers(0, n, 10)],
+            ]
         )
-        old = _dptt_previous(
-            tree, queries, 0.5, "cmp", rng=np.random.default_rng(1), **_variant(name)
+        _, first = np.unique(queries, axis=0, return_index=True)
+        queries = queries[np.sort(first)]
+        yield (
+            build_tree(points[:, 0] if d == 1 else points),
+            queries[:, 0] if d == 1 else queries,
+            float(10 ** rng.uniform(-3, np.log10(50))),
+            float(span.max() * 10 ** rng.uniform(-2, 1)),
         )
-        _assert_same_result(new, old)
+
+
+def _fits(spec, tree):
+    """Whether the tree has the levels and points the variant asks for."""
+    enough_levels = spec["splits"] <= tree.tree_height
+    return enough_levels and spec["neighborhood"] <= len(tree.points)
+
+
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+@pytest.mark.parametrize("name", ["basic", "E1", "E2", "N1", "N4", "E2-N3"])
+def test_dptt_on_one_query_is_the_reference_for_the_same_seed(name, utility):
+    """Variants with one thread per query (basic, E, N): run on one query, ``dptt``
+    draws one uniform per level as the reference does, in the same order, and both
+    turn right iff it is below the same probability (DIS: ``exponential_binary``'s
+    ``expit(epsilon (u_R - u_L) / (2 sensitivity))``, the distances summed axis after
+    axis; CMP: randomized response at ``epsilon / 2`` on the side of the split the
+    query is on). So for the same seed they release the same points after the same
+    calls, bit for bit."""
+    from dpnn.traversal import dptt, dptt_reference
+
+    spec = _variant(name)
+    for p, (tree, queries, epsilon, span) in enumerate(
+        _random_dptt_problems(
+            100 + REFERENCE_VARIANTS.index(name), spec["neighborhood"] > 0
+        )
+    ):
+        if not _fits(spec, tree):
+            continue
+        sensitivity = span if utility == "dis" else None
+        for i, query in enumerate(queries):
+            seed = [p, i]
+            fast = dptt(
+                tree,
+                queries[i : i + 1],
+                epsilon,
+                utility,
+                sensitivity,
+                rng=np.random.default_rng(seed),
+                **spec,
+            )
+            found, calls = dptt_reference(
+                tree,
+                query,
+                epsilon,
+                utility,
+                sensitivity,
+                rng=np.random.default_rng(seed),
+                **spec,
+            )
+            np.testing.assert_array_equal(fast.indices, found, err_msg=f"{p} {i}")
+            assert fast.em_calls[0] == calls, (p, i)
+
+
+class _Recorder(np.random.Generator):
+    """A seeded generator that keeps every uniform it draws, in order."""
+
+    def __init__(self, seed):
+        super().__init__(np.random.PCG64(seed))
+        self.drawn = []
+
+    def random(self, size=None):
+        out = super().random(size)
+        self.drawn.extend(np.atleast_1d(out))
+        return out
+
+
+class _Given:
+    """Stands for the generator in ``dptt``'s turns: returns given uniforms."""
+
+    def __init__(self, uniforms):
+        self.uniforms = np.asarray(uniforms, dtype=float)
+
+    def random(self, size):
+        assert size == len(self.uniforms)
+        return self.uniforms
+
+
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+@pytest.mark.parametrize("name", REFERENCE_VARIANTS)
+def test_dptt_is_the_reference_given_the_same_uniform_at_each_node(
+    name, utility, monkeypatch
+):
+    """Every variant, a batch of queries: each turn of either implementation is decided
+    by one uniform number; here both get the same one at the same (query, node).
+
+    A query's traversal meets every node at most once (P's and GS's threads walk
+    disjoint subtrees), so the reference is run first with a seeded generator and the
+    uniform it drew at each node is recorded; then ``dptt``'s turns
+    (``walk._turns``, the only place it draws) receive, for each walking thread, the
+    uniform recorded at its query and node, and nothing else changes in it. The two
+    must then release the same points with the same calls, and ``dptt`` must turn at
+    exactly the nodes the reference turned at (every recorded uniform used, none
+    missing). Both draw their turns from independent uniforms, one per node visited,
+    in whatever order; so equal outputs under this coupling for any uniforms mean
+    equal laws, and the random seeds sample it. A shared seed alone would not couple
+    them for P and GS: the reference draws in depth-first order, ``dptt`` level by
+    level for all threads at once (for one query of basic, E and N it does: the test
+    above).
+    """
+    from dpnn.traversal import dptt, dptt_reference, walk
+
+    spec = _variant(name)
+    turns = walk._turns
+    for p, (tree, queries, epsilon, span) in enumerate(
+        _random_dptt_problems(
+            200 + REFERENCE_VARIANTS.index(name), spec["neighborhood"] > 0
+        )
+    ):
+        if not _fits(spec, tree):
+            continue
+        sensitivity = span if utility == "dis" else None
+        rows = queries.reshape(len(queries), -1)
+        uniforms, expected = {}, []
+        for i, query in enumerate(queries):
+            trace, recorder = [], _Recorder([p, i])
+            expected.append(
+                dptt_reference(
+                    tree,
+                    query,
+                    epsilon,
+                    utility,
+                    sensitivity,
+                    rng=recorder,
+                    trace=trace,
+                    **spec,
+                )
+            )
+            nodes = [s["node"] for s in trace if s["action"] == "em"]
+            assert len(nodes) == len(recorder.drawn) == len(set(nodes))
+            uniforms.update({(i, n): u for n, u in zip(nodes, recorder.drawn)})
+        query_of = {tuple(row): i for i, row in enumerate(rows)}
+        used = set()
+
+        def keyed_turns(
+            tree, values, nodes, child, level, scale, utility, rng, stopped
+        ):
+            walking = slice(None) if stopped is None else ~stopped
+            keys = [
+                (query_of[tuple(row)], int(node))
+                for row, node in zip(np.column_stack(values)[walking], nodes[walking])
+            ]
+            missing = [k for k in keys if k not in uniforms]
+            assert not missing, f"dptt turns where the reference did not: {missing}"
+            used.update(keys)
+            given = _Given([uniforms[k] for k in keys])
+            return turns(
+                tree, values, nodes, child, level, scale, utility, given, stopped
+            )
+
+        monkeypatch.setattr(walk, "_turns", keyed_turns)
+        fast = dptt(
+            tree,
+            queries,
+            epsilon,
+            utility,
+            sensitivity,
+            rng=np.random.default_rng(0),
+            **spec,
+        )
+        monkeypatch.setattr(walk, "_turns", turns)
+        assert used == set(uniforms), "the reference turned where dptt did not"
+        for i, (found, calls) in enumerate(expected):
+            np.testing.assert_array_equal(fast.released[i], found, err_msg=f"{p} {i}")
+            assert fast.em_calls[i] == calls, (p, i)
 
 
 def test_dptt_refuses_a_tree_whose_siblings_are_apart():
@@ -604,3 +900,7 @@ def test_remembered_counts_are_right_when_threads_share_the_memo():
     finally:
         sys.setswitchinterval(interval)
     assert not wrong, f"{len(wrong)} calls got another batch's counts"
+
+
+if __name__ == "__main__":
+    freeze_dptt_outputs()

@@ -110,6 +110,47 @@ def test_planar_radius_matches_lambertw_formula():
     )
 
 
+def test_planar_radius_is_the_inverse_cdf_computed_with_mpmath():
+    """planar_laplace_radius(p, eps) against C_eps^{-1}(p) computed independently with
+    mpmath at 50 digits, p taken exactly as the float: r* = -(W_{-1}((p - 1) / e) + 1)
+    / eps with mpmath's lambertw, checked to solve C_eps(r*) = 1 - (1 + eps r*)
+    e^{-eps r*} = p. The p are where rng.random() lands (multiples of 2^-53):
+    uniform, log-uniform down to 2^-53, within 2^-23 of 1, and the edges.
+
+    Every radius is within 1e-9 of r*, relatively (the rounding of (p - 1) / e limits
+    the W_{-1} formula to about 4e-10 just above p = 2^-24, much less elsewhere), and
+    the radius of p = 0 is 0."""
+    import mpmath
+
+    rng = np.random.default_rng(12)
+    grid = 2.0**-53
+    p = np.concatenate(
+        [
+            rng.random(200),
+            np.maximum(np.round(2.0 ** -rng.uniform(1, 53, 300) / grid), 1) * grid,
+            1 - rng.integers(1, 2**30, 100) * grid,
+            [0.0, grid, 2.0**-24 - grid, 2.0**-24, 2.0**-24 + grid, 1 - grid],
+        ]
+    )
+    with mpmath.workdps(50):
+        exact = []
+        for value in p:
+            q = mpmath.mpf(float(value))
+            scaled = -(mpmath.lambertw((q - 1) / mpmath.e, -1).real + 1)  # eps r*
+            assert abs(1 - (1 + scaled) * mpmath.exp(-scaled) - q) < 1e-45
+            exact.append(scaled)
+        for epsilon in (1e-6, 0.37, 250.0):
+            radius = m.planar_laplace_radius(p, epsilon)
+            error = [
+                abs(mpmath.mpf(float(r)) * epsilon / e - 1)
+                if e
+                else (0.0 if r == 0 else np.inf)
+                for r, e in zip(radius, exact)
+            ]
+            worst = int(np.argmax(error))
+            assert float(error[worst]) <= 1e-9, (epsilon, p[worst], radius[worst])
+
+
 def test_laplace_ball_is_centred_on_the_points():
     points = np.array([[1e9, -5.0, 3.0]])
     noisy = m.laplace_ball(np.repeat(points, 50_000, axis=0), 2.0, 0)

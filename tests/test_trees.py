@@ -1,5 +1,6 @@
 """dpnn.trees: k-d invariants (property-based) and exact NN against scipy's cKDTree."""
 
+import dataclasses
 import math
 
 import numpy as np
@@ -8,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.spatial import cKDTree
 
-from dpnn.trees import build_tree, nearest_neighbors, tree_neighbors
+from dpnn.trees import (
+    KDTree,
+    build_tree,
+    create_tree,
+    nearest_neighbors,
+    tree_neighbors,
+)
 
 
 def check_invariants(points, tree):
@@ -75,6 +82,49 @@ def test_kd_invariants_hold_for_random_shapes_with_duplicates(
     points = np.random.default_rng(seed).integers(0, levels, size=(n, d)).astype(float)
     tree = build_tree(points[:, 0] if d == 1 else points, leaf_only=leaf_only)
     check_invariants(points, tree)
+
+
+#: The arrays of a KDTree (all its fields but the flag and the cache).
+TREE_ARRAYS = [
+    f.name for f in dataclasses.fields(KDTree) if f.name not in ("leaf_only", "cache")
+]
+
+
+@pytest.mark.parametrize("leaf_only", [True, False])
+@pytest.mark.parametrize("d", [1, 2, 3])
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13, 64, 100, 257, 1000])
+def test_build_tree_gives_the_arrays_of_alg_10s_recursion(n, d, leaf_only):
+    """build_tree, level by level, against create_tree, the recursive CREATE of Alg. 10
+    (Alg. 3 for the classic tree): every array of the two trees has the same dtype
+    and the same entries. Sizes below and off powers of two, 1-D points given as
+    shape (N,), and three kinds of coordinates: distinct, integers in {0, 1, 2} (ties
+    and duplicate points everywhere), all equal."""
+    rng = np.random.default_rng([n, d])
+    for points in (
+        rng.normal(0, 1e3, (n, d)),
+        rng.integers(0, 3, (n, d)).astype(float),
+        np.full((n, d), 7.0),
+    ):
+        points = points[:, 0] if d == 1 else points
+        fast, readable = build_tree(points, leaf_only), create_tree(points, leaf_only)
+        for name in TREE_ARRAYS:
+            got, expected = getattr(fast, name), getattr(readable, name)
+            assert got.dtype == expected.dtype, name
+            np.testing.assert_array_equal(got, expected, err_msg=name)
+        assert fast.leaf_only == readable.leaf_only == leaf_only
+
+
+def test_create_tree_on_the_thesis_example_of_alg_10():
+    """Four values: the root holds the median P[2] = 3, two values go left, two right;
+    with Alg. 3 the median stays at the root and one value goes right."""
+    points = np.array([4.0, 1.0, 3.0, 2.0])
+    tree = create_tree(points)
+    assert points[tree.point[0]] == 3.0 and list(tree.left[:3]) == [1, 3, 5]
+    assert sorted(points[tree.order[tree.lo[1] : tree.hi[1]]]) == [1.0, 2.0]
+    assert list(points[tree.order]) == [1.0, 2.0, 3.0, 4.0] and tree.tree_height == 2
+    classic = create_tree(points, leaf_only=False)
+    assert points[classic.point[0]] == 3.0 and classic.n_nodes == 4
+    assert points[classic.point[classic.right[0]]] == 4.0
 
 
 @pytest.mark.parametrize("d", [1, 2, 3])

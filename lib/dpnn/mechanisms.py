@@ -11,7 +11,7 @@ to protect real people without a vetted library.
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, lambertw, softmax
+from scipy.special import expit, gammaincinv, lambertw, softmax
 
 from dpnn._validation import finite_array, generator, positive_finite
 
@@ -188,49 +188,8 @@ def randomized_response(bits, epsilon, rng):
     return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
 
 
-#: Relative step at which :func:`_lambertw_lower`'s Halley iteration stops (scipy's).
-_LAMBERTW_TOL = 1e-8
-
-
-def _lambertw_lower(z):
-    """Lower branch W_{-1}(z) of Lambert's W for real z in [-1/e, 0), z not subnormal.
-
-    The same floats as ``scipy.special.lambertw(z, k=-1).real`` (tested bit for bit),
-    faster (benchmarks/bench_liang_yi_studies.py): scipy's algorithm (start at
-    log(-z), then Halley's step
-    ``w - (w e^w - z) / (w e^w + e^w - (w + 2)(w e^w - z) / (2w + 2))`` until it
-    moves by at most 1e-8 relative, NaN after 100 steps) on real arrays instead of one
-    complex number at a time. ``exp`` and ``log`` are taken of complex arrays with
-    zero imaginary part, which numpy hands to the C library as scipy does; numpy's
-    own float ``exp`` and ``log`` differ from it in the last bit for some arguments.
-    """
-    z = np.asarray(z, dtype=float).ravel()
-    work = np.zeros(z.size, dtype=complex)
-    work.real = -z
-    w = np.log(work, out=work).real.copy()
-    out, active = None, None  # active: positions still iterating (None: all of them)
-    for _ in range(100):
-        work = work[: w.size]
-        work.real, work.imag = w, 0.0
-        ew = np.exp(work, out=work).real
-        wew = w * ew
-        wewz = wew - z
-        step = (w + 2.0) * wewz
-        step /= 2.0 * w + 2.0
-        np.subtract(wew + ew, step, out=step)
-        np.divide(wewz, step, out=step)
-        wn = np.subtract(w, step, out=step)
-        done = np.abs(wn - w) <= _LAMBERTW_TOL * np.abs(wn)
-        if active is None:
-            if done.all():
-                return wn
-            out, active = np.full(z.size, np.nan), np.arange(z.size)
-        out[active[done]] = wn[done]
-        keep = ~done
-        active, w, z = active[keep], wn[keep], z[keep]
-        if not active.size:
-            break
-    return out
+#: Below this p, :func:`planar_laplace_radius` inverts the Gamma(2) CDF instead of W.
+_GAMMA_BELOW = 2.0**-24
 
 
 def planar_laplace_radius(p, epsilon):
@@ -239,31 +198,30 @@ def planar_laplace_radius(p, epsilon):
     The radius of planar Laplace noise has CDF
     ``C(r) = 1 - (1 + epsilon r) e^{-epsilon r}`` (a Gamma(2, 1/epsilon) law), whose
     inverse is ``C^{-1}(p) = -(W_{-1}((p - 1) / e) + 1) / epsilon`` with ``W_{-1}`` the
-    lower branch of the Lambert W function. ``p`` must lie in [0, 1).
+    lower branch of the Lambert W function (``scipy.special.lambertw``). ``p`` must lie
+    in [0, 1).
+
+    Below ``p = 2^-24`` the same inverse is taken from the Gamma(2) law instead,
+    ``scipy.special.gammaincinv(2, p) / epsilon``: there ``(p - 1) / e`` keeps too few
+    digits of p and W_{-1} next to its branch point breaks down (at p = 1e-10 it gives
+    the radius 3e-10 / epsilon instead of 1.4e-5 / epsilon, at p = 0 not 0): radii too
+    small, so too much density at the true location. The relative error is below 1e-9
+    (about 4e-10 just above 2^-24, 1e-14 or less below it and above p = 1e-3;
+    tests/test_mechanisms.py).
     """
     p = finite_array(p, "p")
     epsilon = positive_finite(epsilon, "epsilon")
     _finite_scale(1.0, epsilon)
     if np.any((p < 0) | (p >= 1)):
         raise ValueError("p must lie in [0, 1)")
-    # The branch point -1/e rounds to just below itself in floating point, where
-    # W_{-1} is NaN; there the radius is exactly 0 (C(0) = 0), so evaluate W at the
-    # nearest float inside the domain instead.
+    # The branch point -1/e rounds to just below itself, where W_{-1} is NaN: the
+    # arguments of the smallest p, replaced next, are kept inside W's domain.
     argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
-    w = lambertw(argument, k=-1).real
-    return np.maximum(-(w + 1.0) / epsilon, 0.0)
-
-
-def _planar_laplace_radius(p, epsilon):
-    """:func:`planar_laplace_radius` for checked p in [0, 1) and epsilon, same floats.
-
-    W_{-1} comes from :func:`_lambertw_lower` (scipy's iteration on arrays) instead of
-    ``scipy.special.lambertw``: bit for bit the same radii, faster.
-    """
-    argument = np.maximum((p - 1.0) / np.e, np.nextafter(-1.0 / np.e, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):  # Halley at w = -1, as scipy
-        w = _lambertw_lower(argument)
-    return np.maximum(-(w + 1.0) / epsilon, 0.0)
+    scaled = np.asarray(-(lambertw(argument, k=-1).real + 1.0))  # epsilon r
+    near_zero = p < _GAMMA_BELOW
+    if np.any(near_zero):
+        scaled[near_zero] = gammaincinv(2.0, p[near_zero])
+    return np.maximum(scaled / epsilon, 0.0)
 
 
 def _points(points, name, dimension=None):
@@ -300,8 +258,7 @@ def planar_laplace(points, epsilon, rng):
     rng = generator(rng)
     n = array.shape[0]
     theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
-    _finite_scale(1.0, epsilon)
-    radius = _planar_laplace_radius(rng.random(n), epsilon)
+    radius = planar_laplace_radius(rng.random(n), epsilon)
     noise = np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
     return (array + noise).reshape(shape)
 

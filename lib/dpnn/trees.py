@@ -12,8 +12,10 @@ thesis), and splits
 - ``leaf_only=False`` (Alg. 3, the classic tree): left ``[lo, median)``, right
   ``[median + 1, hi)``; every node holds one point.
 
-Nodes are numbered in breadth-first order (0 is the root) and the tree is built
-level by level with one sort per level, never recursing over Python objects.
+Nodes are numbered in breadth-first order (0 is the root). :func:`create_tree` builds
+the tree as the thesis writes it, recursively, one node at a time; :func:`build_tree`
+builds the same arrays level by level with one sort per level, never recursing over
+Python objects (tested equal).
 The leaves of a leaf-only tree, read left to right, are ``order``; the leaves
 below any node are the contiguous block ``order[lo[node]:hi[node]]``.
 Invariant: every point in a node's left subtree has ``coordinate <= split`` on
@@ -23,12 +25,20 @@ the node's axis and every point in the right subtree ``>= split``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 
 from dpnn._validation import finite_array, positive_int
 
-__all__ = ["KDTree", "build_tree", "nearest_neighbors", "tree_neighbors", "cell_boxes"]
+__all__ = [
+    "KDTree",
+    "build_tree",
+    "cell_boxes",
+    "create_tree",
+    "nearest_neighbors",
+    "tree_neighbors",
+]
 
 
 @dataclass(frozen=True)
@@ -92,36 +102,109 @@ def _as_points(points, name="points") -> np.ndarray:
     return array.reshape(-1, 1) if array.ndim == 1 else array
 
 
+def create_tree(points, leaf_only: bool = True) -> KDTree:
+    """The balanced k-d tree of ``points`` by CREATE, thesis Alg. 10 (Alg. 3 when
+    ``leaf_only=False``), recursive: the readable version of :func:`build_tree`.
+
+    ``points`` has shape (N,) (a BST) or (N, d). A node is made from a list of point
+    indices that sit at positions ``lo:hi`` of ``order``; ties on the axis are sorted
+    by index. The nodes are then numbered breadth-first. Comments give the lines of
+    Alg. 10 (and of Alg. 3 where it differs). Returns the same arrays as
+    :func:`build_tree`, which is faster. The tree holds the server's data and spends
+    no privacy.
+    """
+    data = _as_points(points)
+
+    def create(indices, lo, depth):  # CREATE(P, k, d): the node, its points in order
+        if not indices:  # Alg. 3 lines 2-4: an empty list makes no node
+            return None, []
+        axis = depth % data.shape[1]
+        indices = sorted(indices, key=lambda i: (data[i, axis], i))  # line 7: SORT
+        median = len(indices) // 2  # line 8
+        node = SimpleNamespace(point=indices[median], axis=axis, depth=depth)  # line 9
+        node.lo, node.hi, node.left, node.right = lo, lo + len(indices), None, None
+        if len(indices) == 1:  # lines 5-6: a leaf
+            return node, indices
+        if leaf_only:  # lines 10-11: the median goes right, to a leaf of its own
+            node.left, left = create(indices[:median], lo, depth + 1)
+            node.right, right = create(indices[median:], lo + median, depth + 1)
+            return node, left + right
+        # Alg. 3 lines 8-9: the median stays at this node
+        node.left, left = create(indices[:median], lo, depth + 1)
+        node.right, right = create(indices[median + 1 :], lo + median + 1, depth + 1)
+        return node, left + [indices[median]] + right
+
+    root, order = create(list(range(len(data))), 0, 0)
+    nodes = [root]  # breadth-first: each node's children join the end of the list
+    for node in nodes:
+        nodes += [child for child in (node.left, node.right) if child is not None]
+    number = {id(node): i for i, node in enumerate(nodes)}
+    height = {}  # levels below a node to its deepest leaf, children first
+    for node in reversed(nodes):
+        below = [height[id(c)] for c in (node.left, node.right) if c is not None]
+        height[id(node)] = 1 + max(below) if below else 0
+
+    def column(value, dtype=np.intp):
+        return np.array([value(node) for node in nodes], dtype=dtype)
+
+    def child(side):
+        return column(lambda node: -1 if side(node) is None else number[id(side(node))])
+
+    return KDTree(
+        points=data,
+        order=np.array(order, dtype=np.intp),
+        point=column(lambda node: node.point),
+        split=column(lambda node: data[node.point, node.axis], float),
+        axis=column(lambda node: node.axis),
+        left=child(lambda node: node.left),
+        right=child(lambda node: node.right),
+        lo=column(lambda node: node.lo),
+        hi=column(lambda node: node.hi),
+        depth=column(lambda node: node.depth),
+        height=column(lambda node: height[id(node)]),
+        leaf_only=leaf_only,
+    )
+
+
 def build_tree(points, leaf_only: bool = True) -> KDTree:
     """Build the balanced k-d tree of ``points`` (shape (N,) for a BST, or (N, d)).
 
     O(N log N) per level with numpy sorts; no Python recursion. See the module
-    docstring for the layout and the split rule.
+    docstring for the layout and the split rule. The same arrays as
+    :func:`create_tree`, the recursive CREATE of Alg. 10 (Alg. 3), whose steps the
+    blocks below perform for all nodes of one depth at once:
+
+    - ``rank``: SORT's key (coordinate on the axis, then index, line 7) as one integer
+      per point and axis;
+    - one pass of the ``while`` loop: every ``create`` call at that depth; its
+      ``lexsort`` sorts every segment ``order[lo:hi]`` of the level (line 7), and
+      ``median``, ``point_parts`` and ``split_parts`` are lines 8-9;
+    - the children: lines 10-11 (Alg. 3 lines 8-9), only for segments of more than one
+      point (lines 5-6: a leaf), without the empty sides (Alg. 3 lines 2-4), sorted by
+      parent then side: ``create_tree``'s breadth-first numbering;
+    - ``left``, ``right`` and ``height`` (bottom-up over the depths): ``create_tree``'s
+      ``child`` and ``height`` columns.
     """
     data = _as_points(points)
     n, d = data.shape
     order = np.arange(n)
-    # Rank of every point on every axis (ties broken by index): sorting a segment on
-    # an axis is then one integer sort of (segment, rank) keys for the whole level.
+    # Rank of every point on every axis (ties broken by index, as create_tree's SORT):
+    # sorting a segment on an axis is then one integer sort of (segment, rank) keys
+    # for the whole level.
     rank = np.empty((n, d), dtype=np.int64)
     for a in range(d):
         rank[np.argsort(data[:, a], kind="stable"), a] = np.arange(n)
     # Per node (appended level by level): lo, hi, depth.
-    lo_all, hi_all, depth_all, parent_all, side_all = (
-        [np.array([0])],
-        [np.array([n])],
-        [np.array([0])],
-        [np.array([-1])],
-        [np.array([0])],
-    )
+    lo_all, hi_all, depth_all = [np.array([0])], [np.array([n])], [np.array([0])]
+    parent_all, side_all = [np.array([-1])], [np.array([0])]
     level_lo, level_hi, level_first, depth = np.array([0]), np.array([n]), 0, 0
     split_parts, point_parts, axis_parts = [], [], []
     node_count = 1
     while level_lo.size:
         axis = depth % d
         sizes = level_hi - level_lo
-        # Sort every segment of this level on the axis: one lexsort over the covered
-        # positions.
+        # Sort every segment of this level on the axis (Alg. 10 line 7): one lexsort
+        # over the covered positions.
         active = sizes > 1
         if np.any(active):
             starts, stops = level_lo[active], level_hi[active]
@@ -129,41 +212,25 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
             segment = np.repeat(np.arange(len(starts), dtype=np.int64), stops - starts)
             members = order[positions]
             order[positions] = members[np.argsort(segment * n + rank[members, axis])]
-        median = level_lo + sizes // 2
+        median = level_lo + sizes // 2  # lines 8-9: the median and its value
         point_parts.append(order[np.minimum(median, level_hi - 1)])
         split_parts.append(data[point_parts[-1], axis])
         axis_parts.append(np.full(len(level_lo), axis))
-        # Children.
-        if leaf_only:
-            left_lo, left_hi, right_lo, right_hi = level_lo, median, median, level_hi
-            has_children = sizes > 1
-        else:
-            left_lo, left_hi, right_lo, right_hi = (
-                level_lo,
-                median,
-                median + 1,
-                level_hi,
-            )
-            has_children = sizes > 1
+        # Children where a segment has more than one point (lines 5-6): left
+        # [lo, median), right [median, hi) (lines 10-11) or [median + 1, hi) (Alg. 3
+        # lines 8-9).
+        has_children = sizes > 1
+        right_lo = median if leaf_only else median + 1
         parent = level_first + np.arange(len(level_lo))
-        child_lo = np.concatenate([left_lo[has_children], right_lo[has_children]])
-        child_hi = np.concatenate([left_hi[has_children], right_hi[has_children]])
+        child_lo = np.concatenate([level_lo[has_children], right_lo[has_children]])
+        child_hi = np.concatenate([median[has_children], level_hi[has_children]])
         child_parent = np.concatenate([parent[has_children], parent[has_children]])
         child_side = np.repeat([0, 1], has_children.sum())
-        keep = child_hi > child_lo  # classic trees can have an empty side
-        child_lo, child_hi, child_parent, child_side = (
-            child_lo[keep],
-            child_hi[keep],
-            child_parent[keep],
-            child_side[keep],
-        )
-        # breadth-first, left before right
-        sort_children = np.lexsort((child_side, child_parent))
-        child_lo, child_hi = child_lo[sort_children], child_hi[sort_children]
-        child_parent, child_side = (
-            child_parent[sort_children],
-            child_side[sort_children],
-        )
+        keep = np.flatnonzero(child_hi > child_lo)  # classic trees: empty sides go
+        # breadth-first, left before right: create_tree's numbering
+        keep = keep[np.lexsort((child_side[keep], child_parent[keep]))]
+        child_lo, child_hi = child_lo[keep], child_hi[keep]
+        child_parent, child_side = child_parent[keep], child_side[keep]
         level_first = node_count
         node_count += len(child_lo)
         depth += 1
@@ -176,11 +243,7 @@ def build_tree(points, leaf_only: bool = True) -> KDTree:
         level_lo, level_hi = child_lo, child_hi
 
     lo, hi = np.concatenate(lo_all), np.concatenate(hi_all)
-    depths, parents, sides = (
-        np.concatenate(depth_all),
-        np.concatenate(parent_all),
-        np.concatenate(side_all),
-    )
+    depths, parents, sides = map(np.concatenate, (depth_all, parent_all, side_all))
     left = np.full(len(lo), -1, dtype=np.intp)
     right = np.full(len(lo), -1, dtype=np.intp)
     children = np.arange(1, len(lo))

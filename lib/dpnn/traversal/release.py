@@ -9,6 +9,12 @@ repeats; it is post-processing of the turns and spends no privacy.
 The output is written per query, never by a global sort: a scatter when a query
 has one point, a copy of a precomputed block or table row when it has one thread,
 and otherwise one small row per query, sorted in place.
+
+In :func:`dpnn.traversal.dptt_reference` this is the end: ``release`` of each
+thread's node (``order[lo:hi]``), then ``_knn`` of every point found (Alg. 18 line
+12; here :func:`~dpnn.traversal.tables.leaf_neighbours`, whose ties among
+equidistant points are cKDTree's, where ``_knn`` takes the lower index), then
+``np.unique``.
 """
 
 from __future__ import annotations
@@ -42,20 +48,27 @@ def release(
     i is query i's only thread (basic, E; ``owner`` is then unused); otherwise
     ``slot[t] < width`` numbers the threads of one query, each ending at a leaf (P,
     GS). ``stop_height`` is E's.
+
+    Blocks, as steps of :func:`dptt_reference`: one thread per query ending at a leaf
+    (basic, N) releases the leaf's point (``release``), or its row of ``_knn``; E's
+    thread releases its node's block ``order[lo:hi]`` sorted (``release``, then
+    ``np.unique``), or the ``_knn`` rows of its points; P and GS fill one row per
+    query with their threads' leaves, which :func:`_rows` sorts (``np.unique``; with N
+    after the ``_knn`` rows).
     """
     columns = node_columns(tree)
     if slot is None:
         by_query = node
         if stop_height == 0 or np.all(tree.height[by_query] == 0):
-            leaf = columns.first[by_query]
+            leaf = columns.first[by_query]  # the point of each query's leaf
             if not neighborhood:
                 return leaf, np.arange(n_queries + 1)
-            table = leaf_neighbours(tree, neighborhood, leaf)
+            table = leaf_neighbours(tree, neighborhood, leaf)  # _knn, sorted
             return (
                 table[leaf].ravel().astype(np.intp),
                 np.arange(n_queries + 1) * neighborhood,
             )
-        lo, hi = tree.lo[by_query], tree.hi[by_query]
+        lo, hi = tree.lo[by_query], tree.hi[by_query]  # E: order[lo:hi] per query
         if not neighborhood:
             return _blocks(stop_order(tree, stop_height), lo, hi)
         width = int(np.max(hi - lo))
@@ -65,7 +78,7 @@ def release(
             inside, tree.order[np.where(inside, positions, 0)], len(tree.points)
         )
         found = found.astype(index_type(tree))
-    else:
+    else:  # P, GS: each thread's leaf in its query's row
         found = np.full((n_queries, width), len(tree.points), dtype=index_type(tree))
         found[owner, slot] = columns.first[node]
     return _rows(tree, found, neighborhood)
@@ -74,7 +87,8 @@ def release(
 def _rows(tree, found, neighborhood):
     """Release per row of ``found`` (point indices, padded with ``len(tree.points)``).
 
-    Each row is sorted in place (rows of :func:`index_type`); with N, repeats go.
+    Each row is sorted in place (rows of :func:`index_type`); with N, repeats go: the
+    ``_knn`` rows and ``np.unique`` of :func:`dptt_reference`, row by row.
     """
     padding = len(tree.points)
     if neighborhood:

@@ -24,17 +24,22 @@ traversal in the subtree not chosen); and ``neighborhood = B`` (N, Alg. 18:
 release the B true nearest neighbours of every leaf found, the leaf included;
 post-processing), combinable with any variant (GS-N).
 
-All threads of all queries advance one tree level per step, so a batch of a
-million queries costs one vectorized exponential-mechanism draw per level.
+The readable version is :func:`dpnn.traversal.dptt_reference`: one query, the
+pseudo-code's loops, tested equal to :func:`dptt` (tests/test_fast_paths.py). Each of
+its traversals (a ``while`` loop of ``nn_search``, ``nn_search_early_stop`` or
+``nn_search_greedy_split``) is a *thread* here, and all threads of all queries
+advance one tree level per step (:func:`_descend`), so a batch of a million queries
+costs one vectorized exponential-mechanism draw per level. A thread turns where the
+reference's ``em_query`` would (:func:`_turns`), by the same comparison of one uniform
+number with the same probability; its draws come in another order (level by level,
+not depth-first), which for one query of basic, E or N is the same order.
 
 The descent reads each tree's columns once built (:mod:`dpnn.traversal.tree_arrays`):
 per
 level one query column is compared with the split values gathered for the threads'
 nodes, or, for DIS, the distances to both children are computed column by column;
 the leaf check's lookup of the left child is the step's own. The output is written
-per query (:mod:`dpnn.traversal.release`). The draws and their order are those of
-the first vectorised version (:func:`dpnn.traversal.reference._dptt_previous`), so
-both give the same output, bit for bit, for the same seed.
+per query (:mod:`dpnn.traversal.release`).
 """
 
 from __future__ import annotations
@@ -107,6 +112,12 @@ def dptt(
     (:func:`em_calls_formula`): ``"randomized_response"`` at ``epsilon/2``
     per CMP step (its exact loss), ``"exponential"`` at ``epsilon`` per DIS
     step (with respect to queries within ``sensitivity`` of each other).
+
+    For one query and a scalar ``epsilon`` this is :func:`dptt_reference`: the
+    descent (:func:`_descend`) runs its traversals, ``em_calls`` is its ``calls``,
+    and :func:`~dpnn.traversal.release.release` its ``release`` of each thread's
+    node, ``_knn`` (Alg. 18) and the final ``np.unique``. ``sent`` and the ledger
+    have no counterpart there.
     """
     q, sensitivity = _check(
         tree, queries, utility, sensitivity, variant, splits, neighborhood
@@ -118,6 +129,7 @@ def dptt(
     owner, node, slot, starts = _descend(
         tree, q, schedule, sensitivity, utility, variant, splits, rng
     )
+    # The reference's calls: one per level a thread walked.
     if variant == "greedy":  # slot: the depth a thread started at
         calls = tree.depth[node] - slot
     # a thread that reached a leaf while splitting made none
@@ -159,6 +171,28 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     query's threads at the start. Threads stay in place in their arrays (GS's new
     threads are appended), so a step draws one turn for each thread still walking, in
     array order, and no array is compacted.
+
+    The blocks, as steps of :func:`dptt_reference` (thesis Alg. 11, 15-17):
+
+    - P's start, :func:`_split_top`: ``nn_search_parallel``'s splits without a turn
+      (Alg. 15 lines 11-14), each subtree then walked by its own thread;
+    - the loop, one level per pass: the ``while`` loops of ``nn_search`` (Alg. 11
+      lines 2-9), ``nn_search_early_stop`` (Alg. 16 lines 2-10) and
+      ``nn_search_greedy_split`` (Alg. 17 lines 2-10), one ``step`` of every thread
+      still walking;
+    - the stop test, ``child_of`` of :func:`~dpnn.traversal.tables.left_until`: -1
+      where those loops end, at a leaf (Alg. 11 line 2) or, for E, at the first node
+      of height at most ``splits`` (Alg. 16 line 3); in the top ``heap`` levels no
+      thread stops and the left child is 2i + 1;
+    - :func:`_turns`: ``em_query`` (Alg. 12 with Alg. 13 or 14) for every walking
+      thread, the reference's uniform numbers drawn level by level;
+    - the GS block: ``nn_search_greedy_split``'s recursion (Alg. 17 lines 11-19): each
+      splitting thread (the first n) starts a thread that does not split at the child
+      not chosen, walking from the next level;
+    - the move, ``child + go_right``: ``step``'s choice of ``tree.right[p]`` or
+      ``tree.left[p]`` (siblings are stored side by side);
+    - ``reached``: for basic and E, the depth where each thread stopped, which is its
+      number of calls.
     """
     n = len(q)
     greedy = variant == "greedy"
@@ -183,13 +217,15 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
     heap = min(earliest, node_columns(tree).heap_depth)
     level = -1 if variant == "parallel" else 0  # the depth of the walking threads
     reached = [] if slot is None else None  # (depth, threads stopped by then)
-    while level < latest:  # at depth `latest` every thread has stopped
+    # One pass: one reference `step` of every walking thread (the while loops of Alg.
+    # 11, 16 and 17). At depth `latest` every thread has stopped.
+    while level < latest:
         nodes = node[:count]
         stopped = None  # where some threads have stopped, a mask of them
         if 0 <= level < heap:
             child = np.multiply(nodes, 2)
             child += 1
-        else:
+        else:  # where the reference's loops end (Alg. 11 line 2, Alg. 16 line 3)
             child = child_of[nodes]
             stopped = child < 0
             if stopped.all():
@@ -203,10 +239,12 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             level = int(tree.depth[nodes[first]])
         scale = schedule[level] / (2 * sensitivity)
         values = [column[:count] for column in query]
+        # the reference's em_query (Alg. 12) at every walking thread's node
         go_right = _turns(
             tree, values, nodes, child, level, scale, utility, rng, stopped
         )
-        # Alg. 17: the splitting threads (the first n) also walk the other side
+        # Alg. 17 lines 11-19: the splitting threads (the first n) also walk the other
+        # side, from the next level and without splitting
         if greedy:
             other = child[:n] + ~go_right[:n]
             splitting = slice(0, n) if stopped is None else np.flatnonzero(~stopped[:n])
@@ -217,7 +255,8 @@ def _descend(tree, q, schedule, sensitivity, utility, variant, splits, rng):
             for column in query:
                 column[new] = column[splitting]
             count += k
-        if stopped is None:  # siblings side by side: right == left + 1
+        # the reference's step: tree.right[p] or tree.left[p], side by side
+        if stopped is None:
             np.add(child, go_right, out=nodes)
         else:
             np.copyto(nodes, child + go_right, where=~stopped)
@@ -238,7 +277,11 @@ def _room(array, capacity):
 
 
 def _split_top(tree, n, splits):
-    """P's threads after ``splits`` data-independent levels: (owner, node, slot)."""
+    """P's threads after ``splits`` data-independent levels: (owner, node, slot).
+
+    ``nn_search_parallel`` of :func:`dptt_reference` (Alg. 15 lines 11-14): every
+    inner node splits into both children, a leaf keeps its thread.
+    """
     owner, node, slot = (
         np.arange(n),
         np.zeros(n, dtype=np.intp),
@@ -263,6 +306,14 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng, stopped=None)
     right child with probability ``expit(scale (u_R - u_L))``, ``u_R - u_L`` = the
     distance to the left child minus the distance to the right one. Threads in the
     mask ``stopped`` draw nothing and their turns mean nothing.
+
+    This is ``em_query`` of :func:`dptt_reference` for every thread at once, the same
+    floats: CMP is its ``utilities`` (Alg. 14 line 2) and
+    :func:`~dpnn.mechanisms.randomized_response` at ``epsilon / 2`` (a uniform below
+    ``expit(scale)`` keeps the query's side); DIS is its ``utilities`` (Alg. 13, the
+    distances summed axis after axis as its ``euclidean_distance``) and
+    :func:`~dpnn.mechanisms.exponential_binary` (right iff the uniform is below
+    ``expit(scale (u_R - u_L))``).
     """
     columns = node_columns(tree)
     uniform = _uniforms(rng, len(nodes), stopped)
@@ -283,7 +334,8 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng, stopped=None)
 
 def _uniforms(rng, count, stopped):
     """One uniform draw per thread not ``stopped``, in thread order (0 for the
-    others)."""
+    others): the draw of each walking thread's ``em_query`` in :func:`dptt_reference`.
+    """
     if stopped is None:
         return rng.random(count)
     uniform = np.zeros(count)
@@ -293,7 +345,9 @@ def _uniforms(rng, count, stopped):
 
 
 def _squared_distance(values, coordinates, nodes):
-    """Squared distance from each thread's query to the point of ``nodes``, by axis."""
+    """Squared distance from each thread's query to the point of ``nodes``, by axis:
+    ``euclidean_distance`` of :func:`dptt_reference` (Alg. 7) before its square root.
+    """
     total = None
     for column, along in zip(values, coordinates):
         difference = np.subtract(column, along[nodes])
