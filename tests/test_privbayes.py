@@ -15,6 +15,7 @@ import pytest
 from companion.studies import gursoy
 from dpnn import classification as c
 from dpnn import privbayes
+from dpnn.privbayes import arrays, synthetic
 
 
 def _small(rng, n=300):
@@ -219,7 +220,7 @@ def test_each_mutual_information_once_gives_the_same_synthetic_data(monkeypatch)
     fast = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
-    monkeypatch.setattr(privbayes, "_remembered", lambda function: function)
+    monkeypatch.setattr(synthetic, "_remembered", lambda function: function)
     plain = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
@@ -232,7 +233,7 @@ def test_remembered_computes_once_per_child_and_ordered_parents():
 
     frame = pd.DataFrame({"a": list("xyxy"), "b": list("xxyy"), "c": list("xyyx")})
     calls = []
-    remembered = privbayes._remembered(
+    remembered = synthetic._remembered(
         lambda x, y: calls.append((x.name, tuple(y.columns))) or len(calls)
     )
     assert remembered(frame["a"], frame[["b", "c"]]) == 1
@@ -423,9 +424,6 @@ def _recorded_table_scales(d, degree, epsilon):
     """The Laplace scales the real pipeline draws for its noisy tables (d attributes)"""
     from unittest import mock
 
-    # the pipeline builds its tables here (same draws)
-    from dpnn import privbayes_arrays
-
     rng = np.random.default_rng(d)
     points = rng.random((200, d - 1))
     labels = (points[:, 0] > 0.5).astype(int)
@@ -437,7 +435,7 @@ def _recorded_table_scales(d, degree, epsilon):
             scales.append(scale)
         return laplace(loc, scale, size)
 
-    original = privbayes_arrays.construct_noisy_conditional_distributions
+    original = arrays.construct_noisy_conditional_distributions
 
     def tables(*args, **kwargs):
         recording[0] = True
@@ -449,7 +447,7 @@ def _recorded_table_scales(d, degree, epsilon):
     name = "construct_noisy_conditional_distributions"
     with (
         mock.patch.object(np.random, "laplace", spy),
-        mock.patch.object(privbayes_arrays, name, tables),
+        mock.patch.object(arrays, name, tables),
     ):
         privbayes.privbayes_synthetic(
             points, labels, 2, epsilon, np.random.default_rng(1), degree=degree, bins=3

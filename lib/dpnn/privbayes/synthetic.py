@@ -34,7 +34,7 @@ companion's rules:
   ``Pool`` is replaced by a serial map that returns the same list (the work is
   deterministic).
 * **arrays.** The network scores, the split of the noisy tables into conditionals and
-  the sampling run on numpy arrays (:mod:`dpnn.privbayes_arrays`): the same floats
+  the sampling run on numpy arrays (:mod:`dpnn.privbayes.arrays`): the same floats
   and draws.
 * **each mutual information once.** Its greedy search recomputes the mutual information
   of every (child, parents) candidate at every step, although the data do not change
@@ -74,7 +74,7 @@ import warnings
 
 import numpy as np
 
-from ._validation import finite_array, generator, positive_finite
+from .._validation import finite_array, generator, positive_finite
 
 __all__ = ["privbayes_synthetic", "privbayes_copies", "count_noise_scale"]
 
@@ -339,7 +339,7 @@ def _synthesize(
     """DataSynthesizer's correlated mode on checked inputs, seeded with ``seed``.
 
     See :func:`privbayes_synthetic`. ``arrays``: run the network scores, the noisy
-    conditionals' split and the sampling on arrays (:mod:`dpnn.privbayes_arrays`, the
+    conditionals' split and the sampling on arrays (:mod:`dpnn.privbayes.arrays`, the
     same values and draws); False runs DataSynthesizer's own functions.
     """
     describer_module = importlib.import_module("DataSynthesizer.DataDescriber")
@@ -348,7 +348,7 @@ def _synthesize(
     from DataSynthesizer.DataGenerator import DataGenerator
     from DataSynthesizer.lib import PrivBayes as privbayes_module
 
-    from . import privbayes_arrays
+    from . import arrays as array_paths
 
     features = [f"x{i}" for i in range(points.shape[1])]
     frame = pd.DataFrame(points, columns=features)
@@ -372,14 +372,14 @@ def _synthesize(
             privbayes_module.mutual_information
         )
         if arrays:
-            privbayes_module.worker = privbayes_arrays.network_worker(
+            privbayes_module.worker = array_paths.network_worker(
                 privbayes_module.mutual_information
             )
             DataGenerator.generate_encoded_dataset = staticmethod(
-                privbayes_arrays.generate_encoded_dataset
+                array_paths.generate_encoded_dataset
             )
             describer_module.construct_noisy_conditional_distributions = (
-                privbayes_arrays.construct_noisy_conditional_distributions
+                array_paths.construct_noisy_conditional_distributions
             )
         privbayes_module.get_noisy_distribution_of_attributes = _public_marginals(
             {**{name: int(bins) for name in features}, "label": int(n_labels)}
