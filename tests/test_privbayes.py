@@ -15,7 +15,7 @@ import pytest
 from companion.studies import gursoy
 from dpnn import classification as c
 from dpnn import privbayes
-from dpnn.privbayes import arrays, synthetic
+from dpnn.privbayes import arrays, patching
 
 
 def _small(rng, n=300):
@@ -220,7 +220,7 @@ def test_each_mutual_information_once_gives_the_same_synthetic_data(monkeypatch)
     fast = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
-    monkeypatch.setattr(synthetic, "_remembered", lambda function: function)
+    monkeypatch.setattr(patching, "_remembered", lambda function: function)
     plain = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
@@ -233,7 +233,7 @@ def test_remembered_computes_once_per_child_and_ordered_parents():
 
     frame = pd.DataFrame({"a": list("xyxy"), "b": list("xxyy"), "c": list("xyyx")})
     calls = []
-    remembered = synthetic._remembered(
+    remembered = patching._remembered(
         lambda x, y: calls.append((x.name, tuple(y.columns))) or len(calls)
     )
     assert remembered(frame["a"], frame[["b", "c"]]) == 1

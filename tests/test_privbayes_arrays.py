@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from dpnn import data
-from dpnn.privbayes import arrays, synthetic
+from dpnn.privbayes import arrays, patching, synthetic
 
 
 def _copy(points, labels, n_labels, epsilon, seed, degree, fast):
@@ -105,7 +105,7 @@ def test_conditionals_equal_datasynthesizers_construction(degree, public):
     saved = module.get_noisy_distribution_of_attributes
     try:
         if public:
-            module.get_noisy_distribution_of_attributes = synthetic._public_marginals(
+            module.get_noisy_distribution_of_attributes = patching._public_marginals(
                 {n: 5 for n in names}
             )
         np.random.seed(3)
@@ -125,7 +125,7 @@ def test_conditionals_equal_datasynthesizers_construction(degree, public):
 
 
 def test_conditionals_split_on_arrays_for_the_public_tables():
-    marginal = synthetic._public_marginals({"a": 3, "b": 2, "c": 4})
+    marginal = patching._public_marginals({"a": 3, "b": 2, "c": 4})
     stats = marginal(
         ["a", "b", "c"], pd.DataFrame({"a": [0, 2], "b": [1, 1], "c": [3, 0]}), 0.0
     )
