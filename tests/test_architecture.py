@@ -46,7 +46,7 @@ LAYERS = [
             "dpnn.baselines",
             "dpnn.local_mechanisms",
             "dpnn.privbayes",
-            "dpnn.privbayes_arrays",
+            "dpnn.privbayes.*",
         ],
     ),
     (
@@ -207,7 +207,11 @@ def test_the_algorithms_never_import_the_companion():
 #: Third-party packages that only the companion may use: the algorithms draw nothing
 #: and build no tables (the PrivBayes adapter speaks DataSynthesizer's DataFrames).
 COMPANION_ONLY = {"matplotlib", "seaborn", "ipywidgets", "papermill", "nbformat"}
-PANDAS_ALLOWED = {"dpnn.privbayes", "dpnn.privbayes_arrays"}
+PANDAS_ALLOWED = {
+    "dpnn.privbayes.synthetic",
+    "dpnn.privbayes.patching",
+    "dpnn.privbayes.arrays",
+}
 
 
 def third_party(path: Path) -> set[str]:
@@ -287,7 +291,6 @@ def test_no_module_is_longer_than_about_400_lines():
 #: Modules allowed past 420 lines for now, each at its current length at most: the
 #: 88-column formatting lengthened them past the limit; each is to be split by idea.
 LONG_MODULES = {
-    "dpnn.privbayes": 443,
     "companion.run": 462,
 }
 

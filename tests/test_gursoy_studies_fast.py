@@ -1,7 +1,7 @@
 """The studies of notebook 09 give the same tables with their fast paths as without.
 
 The r-N and k-NN studies with the PrivBayes comparator run DataSynthesizer on arrays
-(:mod:`dpnn.privbayes_arrays`). Each study is run at a small size with fixed seeds,
+(:mod:`dpnn.privbayes.arrays`). Each study is run at a small size with fixed seeds,
 once as the library runs it and once with the fast path switched off
 (DataSynthesizer's own functions), and the tables must be equal value for value.
 """
@@ -12,7 +12,8 @@ import numpy as np
 import pandas as pd
 
 from companion.studies import gursoy
-from dpnn import data, privbayes
+from dpnn import data
+from dpnn.privbayes import synthetic
 
 
 def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch):
@@ -49,7 +50,7 @@ def test_studies_with_privbayes_equal_datasynthesizers_own_functions(monkeypatch
 
     fast = run()
     monkeypatch.setattr(
-        privbayes, "_synthesize", functools.partial(privbayes._synthesize, arrays=False)
+        synthetic, "_synthesize", functools.partial(synthetic._synthesize, arrays=False)
     )
     reference = run()
     for found, expected in zip(fast, reference):

@@ -8,6 +8,8 @@ is statistical the false-failure probability is stated.
 """
 
 import random
+import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -15,6 +17,7 @@ import pytest
 from companion.studies import gursoy
 from dpnn import classification as c
 from dpnn import privbayes
+from dpnn.privbayes import arrays, patching, synthetic
 
 
 def _small(rng, n=300):
@@ -45,6 +48,160 @@ def test_same_rng_same_output_and_global_state_untouched(capsys):
     assert not np.array_equal(first[0], other[0])
     # DataSynthesizer's progress prints are silenced
     assert capsys.readouterr().out == ""
+
+
+def _pinned_copy():
+    rng = np.random.default_rng(2024)
+    points = rng.random((120, 3))
+    labels = (points[:, 0] + points[:, 2] > 1).astype(int) + (points[:, 1] > 0.8)
+    return privbayes.privbayes_synthetic(
+        points, labels, 3, 1.5, np.random.default_rng(99), degree=2, bins=4
+    )
+
+
+def test_a_fixed_seed_gives_the_pinned_synthetic_copy():
+    # Regression pin of one whole copy (network, noisy tables and sampling together):
+    # any change to the draws, their order or the floats changes the hash.
+    import hashlib
+
+    points, labels = _pinned_copy()
+    assert points.shape == (120, 3) and labels.shape == (120,)
+    assert points[0].tolist() == [
+        0.3299028314663879,
+        0.8789505203808825,
+        0.26067893078478876,
+    ]
+    assert labels[:12].tolist() == [0, 2, 1, 2, 0, 0, 1, 0, 0, 0, 1, 2]
+    assert np.bincount(labels, minlength=3).tolist() == [57, 35, 28]
+    digest = hashlib.sha256(
+        points.astype("<f8").tobytes() + labels.astype("<i8").tobytes()
+    ).hexdigest()
+    assert digest == (
+        "123bd65730b220eae0500bfbe9cd083913a86b5b10034f8bb70a91e8f69e3fcb"
+    )
+
+
+# --- isolation: DataSynthesizer's modules and the process's global state ------------
+
+#: What datasynthesizer_patched replaces in DataSynthesizer: (module, class or None,
+#: attribute).
+REPLACED = [
+    ("DataSynthesizer.lib.PrivBayes", None, "calculate_sensitivity"),
+    ("DataSynthesizer.lib.PrivBayes", None, "get_noisy_distribution_of_attributes"),
+    ("DataSynthesizer.lib.PrivBayes", None, "mutual_information"),
+    ("DataSynthesizer.lib.PrivBayes", None, "Pool"),
+    ("DataSynthesizer.lib.PrivBayes", None, "worker"),
+    ("DataSynthesizer.DataGenerator", "DataGenerator", "generate_encoded_dataset"),
+    (
+        "DataSynthesizer.DataDescriber",
+        None,
+        "construct_noisy_conditional_distributions",
+    ),
+]
+
+
+def _owner(module, cls):
+    import importlib
+
+    owner = importlib.import_module(module)
+    return getattr(owner, cls) if cls else owner
+
+
+def _process_state():
+    """Every attribute (dunders aside) of DataSynthesizer's modules and classes that the
+    adapter touches, the global random states, stdout and the warning filters."""
+    owners = {(module, cls) for module, cls, _ in REPLACED}
+    owners |= {(module, None) for module, _ in owners}
+    attributes = {
+        (module, cls, name): value
+        for module, cls in owners
+        for name, value in vars(_owner(module, cls)).items()
+        if not name.startswith("__")
+    }
+    numpy_state = np.random.get_state()
+    return {
+        "attributes": attributes,
+        "random": random.getstate(),
+        "numpy.random": (numpy_state[0], numpy_state[1].copy(), *numpy_state[2:]),
+        "stdout": sys.stdout,
+        "warnings": list(warnings.filters),
+    }
+
+
+def _home(value):
+    """The module that defines ``value`` (a function, class or static method)."""
+    return getattr(value, "__func__", value).__module__
+
+
+def _assert_restored(before):
+    after = _process_state()
+    # DataSynthesizer's own objects again, whatever ran before this test
+    homes = {
+        name: _home(after["attributes"][(module, cls, name)])
+        for module, cls, name in REPLACED
+    }
+    foreign = {
+        name: home
+        for name, home in homes.items()
+        if not home.startswith("DataSynthesizer.")
+        and (name, home) != ("Pool", "multiprocessing.pool")
+    }
+    assert not foreign, f"not DataSynthesizer's own: {foreign}"
+    assert after["attributes"].keys() == before["attributes"].keys()
+    changed = [
+        key
+        for key, value in before["attributes"].items()
+        if after["attributes"][key] is not value
+    ]
+    assert not changed, f"not restored: {changed}"
+    assert after["random"] == before["random"]
+    kind, keys, *rest = after["numpy.random"]
+    assert (kind, *rest) == (before["numpy.random"][0], *before["numpy.random"][2:])
+    np.testing.assert_array_equal(keys, before["numpy.random"][1])
+    assert after["stdout"] is before["stdout"]
+    assert after["warnings"] == before["warnings"]
+
+
+class _Abort(BaseException):
+    """Raised inside the block; not an Exception, so no handler for errors takes it."""
+
+
+def _raise_in_the_block(arrays):
+    before = _process_state()
+    sizes = {"x0": 4, "x1": 4, "label": 2}
+    with patching.datasynthesizer_patched(5, sizes, arrays=arrays):
+        # inside, the documented attributes are replaced (the last three only for the
+        # array paths) and the generators are seeded
+        for module, cls, name in REPLACED if arrays else REPLACED[:4]:
+            replaced = vars(_owner(module, cls))[name]
+            assert replaced is not before["attributes"][(module, cls, name)], name
+        assert random.getstate() != before["random"]
+        raise _Abort
+
+
+@pytest.mark.parametrize("arrays", [True, False])
+@pytest.mark.parametrize(
+    "ending", ["returns", "DataSynthesizer raises", "block raises"]
+)
+def test_datasynthesizer_and_the_global_state_are_restored_after_a_call(ending, arrays):
+    # By identity: each attribute of DataSynthesizer's PrivBayes, DataDescriber and
+    # DataGenerator modules and of the DataGenerator class, whether the call returns,
+    # fails inside DataSynthesizer (a negative output size, passed below the checks,
+    # fails in its sampling) or the with block raises.
+    rng = np.random.default_rng(8)
+    points = rng.random((60, 2))
+    labels = (points[:, 0] > 0.5).astype(int)
+    arguments = (points, labels, 2, 1.0, 7, np.zeros(2), np.ones(2), 2, 4)
+    before = _process_state()
+    if ending == "returns":
+        synthetic._synthesize(*arguments, 10, arrays=arrays)
+    elif ending == "DataSynthesizer raises":
+        with pytest.raises(ValueError, match="negative dimensions"):
+            synthetic._synthesize(*arguments, -1, arrays=arrays)
+    else:
+        with pytest.raises(_Abort):
+            _raise_in_the_block(arrays)
+    _assert_restored(before)
 
 
 def test_shapes_domains_and_the_public_label_set():
@@ -188,7 +345,7 @@ def test_each_mutual_information_once_gives_the_same_synthetic_data(monkeypatch)
     fast = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
-    monkeypatch.setattr(privbayes, "_remembered", lambda function: function)
+    monkeypatch.setattr(patching, "_remembered", lambda function: function)
     plain = privbayes.privbayes_synthetic(
         points, labels, 2, 2.0, np.random.default_rng(4), degree=2, bins=5
     )
@@ -201,7 +358,7 @@ def test_remembered_computes_once_per_child_and_ordered_parents():
 
     frame = pd.DataFrame({"a": list("xyxy"), "b": list("xxyy"), "c": list("xyyx")})
     calls = []
-    remembered = privbayes._remembered(
+    remembered = patching._remembered(
         lambda x, y: calls.append((x.name, tuple(y.columns))) or len(calls)
     )
     assert remembered(frame["a"], frame[["b", "c"]]) == 1
@@ -392,9 +549,6 @@ def _recorded_table_scales(d, degree, epsilon):
     """The Laplace scales the real pipeline draws for its noisy tables (d attributes)"""
     from unittest import mock
 
-    # the pipeline builds its tables here (same draws)
-    from dpnn import privbayes_arrays
-
     rng = np.random.default_rng(d)
     points = rng.random((200, d - 1))
     labels = (points[:, 0] > 0.5).astype(int)
@@ -406,7 +560,7 @@ def _recorded_table_scales(d, degree, epsilon):
             scales.append(scale)
         return laplace(loc, scale, size)
 
-    original = privbayes_arrays.construct_noisy_conditional_distributions
+    original = arrays.construct_noisy_conditional_distributions
 
     def tables(*args, **kwargs):
         recording[0] = True
@@ -418,7 +572,7 @@ def _recorded_table_scales(d, degree, epsilon):
     name = "construct_noisy_conditional_distributions"
     with (
         mock.patch.object(np.random, "laplace", spy),
-        mock.patch.object(privbayes_arrays, name, tables),
+        mock.patch.object(arrays, name, tables),
     ):
         privbayes.privbayes_synthetic(
             points, labels, 2, epsilon, np.random.default_rng(1), degree=degree, bins=3

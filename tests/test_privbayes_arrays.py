@@ -1,4 +1,4 @@
-"""dpnn.privbayes_arrays gives what DataSynthesizer's own functions give, bit for bit.
+"""dpnn.privbayes.arrays gives what DataSynthesizer's own functions give, bit for bit.
 
 The array paths replace three of DataSynthesizer's steps during a PrivBayes call (the
 network search's scores, the split of the noisy tables into conditionals, the
@@ -15,15 +15,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpnn import data, privbayes
-from dpnn import privbayes_arrays as arrays
+from dpnn import data
+from dpnn.privbayes import arrays, patching, synthetic
 
 
 def _copy(points, labels, n_labels, epsilon, seed, degree, fast):
-    pts, lab, low, high, size = privbayes._checked(
+    pts, lab, low, high, size = synthetic._checked(
         points, labels, n_labels, epsilon, (0.0, 1.0), degree, 20, None
     )
-    return privbayes._synthesize(
+    return synthetic._synthesize(
         pts, lab, n_labels, epsilon, seed, low, high, degree, 20, size, arrays=fast
     )
 
@@ -105,7 +105,7 @@ def test_conditionals_equal_datasynthesizers_construction(degree, public):
     saved = module.get_noisy_distribution_of_attributes
     try:
         if public:
-            module.get_noisy_distribution_of_attributes = privbayes._public_marginals(
+            module.get_noisy_distribution_of_attributes = patching._public_marginals(
                 {n: 5 for n in names}
             )
         np.random.seed(3)
@@ -125,7 +125,7 @@ def test_conditionals_equal_datasynthesizers_construction(degree, public):
 
 
 def test_conditionals_split_on_arrays_for_the_public_tables():
-    marginal = privbayes._public_marginals({"a": 3, "b": 2, "c": 4})
+    marginal = patching._public_marginals({"a": 3, "b": 2, "c": 4})
     stats = marginal(
         ["a", "b", "c"], pd.DataFrame({"a": [0, 2], "b": [1, 1], "c": [3, 0]}), 0.0
     )

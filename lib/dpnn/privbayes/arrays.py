@@ -1,7 +1,8 @@
 """DataSynthesizer's PrivBayes search and sampling on arrays: the same values and draws.
 
 :mod:`dpnn.privbayes` runs DataSynthesizer's correlated attribute mode. Three of its
-steps spend nearly all their time in pandas bookkeeping, not in PrivBayes:
+steps spend nearly all their time in pandas bookkeeping, not in PrivBayes; inside
+:func:`dpnn.privbayes.patching.datasynthesizer_patched` these functions replace them:
 
 * the greedy network search scores every (child, parents) candidate by the mutual
   information of the child's column and the parents' joint column (PrivBayes §4).
@@ -181,8 +182,8 @@ def construct_noisy_conditional_distributions(
 
     The noisy marginals (PrivBayes's Algorithm 1) come from the same calls, in the same
     order, as in DataSynthesizer (its ``get_noisy_distribution_of_attributes``, which
-    :mod:`dpnn.privbayes` replaces by the public-domain version); only the split of each
-    table into one normalised distribution per parents' value is done by
+    :mod:`dpnn.privbayes.patching` replaces by the public-domain version); only the
+    split of each table into one normalised distribution per parents' value is done by
     :func:`_conditionals`, with the same floats and keys.
     """
     from DataSynthesizer.lib import PrivBayes as module
