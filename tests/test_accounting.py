@@ -73,6 +73,36 @@ def test_advanced_composition_beyond_the_float_range_is_a_clear_error():
         acc.advanced_composition(800, 1, 0.5)
 
 
+def test_max_exponent_is_the_largest_step_whose_exponential_a_float_holds():
+    assert math.isfinite(math.exp(acc.MAX_EXPONENT))
+    assert acc.advanced_composition(acc.MAX_EXPONENT, 1, 0.5) > acc.MAX_EXPONENT
+    with pytest.raises(ValueError, match="at most 700.0"):
+        acc.advanced_composition(np.nextafter(acc.MAX_EXPONENT, np.inf), 1, 0.5)
+
+
+def test_check_epsilons_reads_one_or_many_steps_and_names_the_argument():
+    np.testing.assert_array_equal(acc.check_epsilons(0.5), [0.5])
+    np.testing.assert_array_equal(acc.check_epsilons([0, 1, 2.5]), [0.0, 1.0, 2.5])
+    assert acc.check_epsilons([1, 2]).dtype == float
+    with pytest.raises(ValueError, match="rhos must contain only finite numbers >= 0"):
+        acc.check_epsilons([1.0, -0.5], "rhos")
+    with pytest.raises(ValueError, match="epsilons must be a non-empty list"):
+        acc.check_epsilons([])
+
+
+def test_heterogeneous_advanced_composition_is_its_formula_and_thm_2_10_if_equal():
+    # sqrt(2 ln(1/d) (0.1^2 + 0.2^2)) + 0.1 (e^0.1 - 1) + 0.2 (e^0.2 - 1), d = e^-1
+    expected = math.sqrt(2 * 0.05) + 0.1 * math.expm1(0.1) + 0.2 * math.expm1(0.2)
+    assert acc.heterogeneous_advanced_composition(
+        [0.1, 0.2], math.exp(-1)
+    ) == pytest.approx(expected, rel=1e-14)
+    assert acc.heterogeneous_advanced_composition([0.3] * 7, 1e-5) == pytest.approx(
+        acc.advanced_composition(0.3, 7, 1e-5), rel=1e-14
+    )
+    with pytest.raises(ValueError, match="delta_prime"):
+        acc.heterogeneous_advanced_composition([0.1], 1.5)
+
+
 def test_thesis_s5_2_bound_is_the_printed_formula_and_differs_from_thm_2_13():
     epsilon, c, delta = 0.5, 17, 1e-5
     ce = mpmath.mpf(epsilon) * c

@@ -17,9 +17,12 @@ replaced, or for DP-TT the client's query changed). Every bound here holds for
 """
 
 from .composition import (
+    MAX_EXPONENT,
     advanced_composition,
     basic_composition,
     br_composition,
+    check_epsilons,
+    heterogeneous_advanced_composition,
     optimal_pure_composition_delta,
     optimal_pure_composition_epsilon,
     thesis_s5_2_bound,
@@ -40,9 +43,12 @@ from .zcdp import (
 )
 
 __all__ = [
+    "MAX_EXPONENT",
     "advanced_composition",
     "basic_composition",
     "br_composition",
+    "check_epsilons",
+    "heterogeneous_advanced_composition",
     "optimal_pure_composition_delta",
     "optimal_pure_composition_epsilon",
     "thesis_s5_2_bound",

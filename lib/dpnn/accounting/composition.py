@@ -20,8 +20,11 @@ from dpnn._validation import (
 )
 
 __all__ = [
+    "MAX_EXPONENT",
+    "check_epsilons",
     "basic_composition",
     "advanced_composition",
+    "heterogeneous_advanced_composition",
     "br_composition",
     "thesis_s5_2_bound",
     "optimal_pure_composition_delta",
@@ -30,10 +33,15 @@ __all__ = [
 
 
 #: Largest per-step epsilon whose e^epsilon a float holds with room to spare.
-_MAX_EXPONENT = 700.0
+MAX_EXPONENT = 700.0
 
 
-def _epsilons(epsilons, name: str = "epsilons") -> np.ndarray:
+def check_epsilons(epsilons, name: str = "epsilons") -> np.ndarray:
+    """The per-step budgets ``epsilons`` as a 1-D float array (a number is one step).
+
+    Raises ``ValueError``, naming the argument ``name``, unless they are a non-empty
+    list of finite numbers >= 0.
+    """
     values = np.atleast_1d(np.asarray(epsilons, dtype=float))
     if values.ndim != 1 or values.size == 0:
         raise ValueError(f"{name} must be a non-empty list of finite numbers >= 0")
@@ -49,7 +57,7 @@ def basic_composition(epsilons) -> float:
 
     Holds for any mechanisms that are epsilon_i-DP, adaptively composed.
     """
-    return float(np.sum(_epsilons(epsilons)))
+    return float(np.sum(check_epsilons(epsilons)))
 
 
 def advanced_composition(epsilon, k, delta_prime) -> float:
@@ -66,9 +74,9 @@ def advanced_composition(epsilon, k, delta_prime) -> float:
     epsilon = nonnegative_finite(epsilon, "epsilon")
     k = positive_int(k, "k")
     delta_prime = probability_open(delta_prime, "delta_prime")
-    if epsilon > _MAX_EXPONENT:
+    if epsilon > MAX_EXPONENT:
         raise ValueError(
-            f"epsilon must be at most {_MAX_EXPONENT} "
+            f"epsilon must be at most {MAX_EXPONENT} "
             "for advanced composition (its term "
             "k epsilon (e^epsilon - 1) overflows a "
             f"float); got {epsilon!r}: use basic composition"
@@ -85,14 +93,16 @@ def advanced_composition(epsilon, k, delta_prime) -> float:
     return bound
 
 
-def _heterogeneous_advanced(epsilons, delta_prime) -> float:
-    """Advanced composition for unequal steps: sqrt(2 ln(1/delta') sum e_i^2) + sum e_i
-    (e^e_i - 1).
+def heterogeneous_advanced_composition(epsilons, delta_prime) -> float:
+    """Advanced composition for unequal steps: the adaptive composition of
+    epsilon_i-DP mechanisms is ``(epsilon', delta_prime)``-DP with
+    ``epsilon' = sqrt(2 ln(1/delta') sum e_i^2) + sum e_i (e^e_i - 1)``.
 
     The proof of Thm 2.10 (Azuma on the privacy-loss martingale, step i bounded
     by e_i with mean at most e_i (e^e_i - 1)) gives this; equal steps recover Thm 2.10.
     """
-    e = _epsilons(epsilons)
+    e = check_epsilons(epsilons)
+    delta_prime = probability_open(delta_prime, "delta_prime")
     return float(
         _root_of_scaled_squares(2 * math.log(1 / delta_prime), e)
         + np.sum(e * np.expm1(e))
@@ -128,7 +138,7 @@ def br_composition(epsilons, delta) -> float:
                        sum (e_i/(1-e^{-e_i}) - 1 - ln(e_i/(1-e^{-e_i})))
                        + sqrt(1/2 sum e_i^2 ln(1/delta)) }
     """
-    e = _epsilons(epsilons)
+    e = check_epsilons(epsilons)
     delta = probability_open(delta, "delta")
     spread = _root_of_scaled_squares(0.5 * math.log(1 / delta), e)
     bounded_range = np.sum(_br_term(e)) + spread

@@ -12,7 +12,7 @@ import numpy as np
 
 from dpnn._validation import positive_finite, probability_open
 
-from .composition import _epsilons
+from .composition import check_epsilons
 from .zcdp import zcdp_from_pure
 
 __all__ = ["cgp_composition", "cgp_from_gp", "gp_from_cgp", "gp_epsilon_for_cgp"]
@@ -21,7 +21,7 @@ __all__ = ["cgp_composition", "cgp_from_gp", "gp_from_cgp", "gp_epsilon_for_cgp"
 def cgp_composition(rhos) -> float:
     """CGP composition (Liang and Yi, Thm 3.2): adaptively composing rho_i-CGP
     mechanisms is ``sum(rho_i)``-CGP."""
-    return float(np.sum(_epsilons(rhos, "rhos")))
+    return float(np.sum(check_epsilons(rhos, "rhos")))
 
 
 def cgp_from_gp(epsilon) -> float:

@@ -14,7 +14,11 @@ from dpnn._validation import (
     probability_open,
 )
 
-from .composition import _heterogeneous_advanced, basic_composition, br_composition
+from .composition import (
+    basic_composition,
+    br_composition,
+    heterogeneous_advanced_composition,
+)
 from .loss_distributions import EVENT_KINDS, pld_epsilon
 from .zcdp import dp_from_zcdp, zcdp_from_bounded_range, zcdp_from_pure
 
@@ -165,7 +169,9 @@ class Accountant:
             else math.inf
         )
         if method == "advanced":
-            return min(basic, _heterogeneous_advanced(self._dp_epsilons(), delta))
+            return min(
+                basic, heterogeneous_advanced_composition(self._dp_epsilons(), delta)
+            )
         if method == "br":
             return min(basic, br_composition(self._br_epsilons(), delta))
         events = [

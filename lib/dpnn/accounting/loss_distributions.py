@@ -12,7 +12,7 @@ import numpy as np
 from dpnn._validation import nonnegative_finite, positive_finite, probability_open
 
 from .composition import (
-    _MAX_EXPONENT,
+    MAX_EXPONENT,
     optimal_pure_composition_delta,
     optimal_pure_composition_epsilon,
 )
@@ -91,12 +91,12 @@ def _pld(events):
     if not paid:
         return None
     too_large = sorted(
-        p for (kind, p) in paid if kind != "gaussian" and p > _MAX_EXPONENT
+        p for (kind, p) in paid if kind != "gaussian" and p > MAX_EXPONENT
     )
     if too_large:
         raise ValueError(
             "epsilon of every non-Gaussian event must "
-            f"be at most {_MAX_EXPONENT} for the PLD "
+            f"be at most {MAX_EXPONENT} for the PLD "
             "accountant (e^epsilon overflows a float), "
             f"got {too_large[-1]!r}; such a step "
             "reveals its input: compose it with basic composition"
