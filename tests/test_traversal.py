@@ -15,6 +15,9 @@ from scipy.special import expit
 
 from dpnn import accounting
 from dpnn.traversal import (
+    check_arguments,
+    check_scale,
+    check_schedule,
     dptt,
     dptt_ledger,
     dptt_reference,
@@ -333,6 +336,26 @@ def test_bad_input_is_named():
         dptt(tree, q, 1.0, "cmp", variant="backtrack", rng=0)
     with pytest.raises(ValueError, match="tree must be a leaf-only KDTree"):
         dptt(build_tree(np.arange(4.0), leaf_only=False), [1.0], 1.0, "cmp", rng=0)
+
+
+def test_argument_checks_return_the_queries_sensitivity_and_schedule_dptt_uses():
+    tree = build_tree(np.arange(8.0))  # height 3
+    q, sensitivity = check_arguments(tree, [1.0, 2.5], "cmp", None, "basic", 0, 0)
+    np.testing.assert_array_equal(q, [[1.0], [2.5]])
+    assert sensitivity == 1.0
+    q, sensitivity = check_arguments(tree, [[4.0]], "dis", 5, "early", 2, 3)
+    assert q.shape == (1, 1) and sensitivity == 5.0
+    with pytest.raises(
+        ValueError, match="splits must be between 1 and the tree height"
+    ):
+        check_arguments(tree, [1.0], "cmp", None, "parallel", 4, 0)
+    np.testing.assert_array_equal(check_schedule(tree, 0.5), [0.5, 0.5, 0.5])
+    np.testing.assert_array_equal(check_schedule(tree, [1, 2, 3]), [1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="array of 3 numbers > 0"):
+        check_schedule(tree, [1.0, 2.0])
+    assert check_scale([1.0, 2.0], 1e-9) is None
+    with pytest.raises(ValueError, match="must be finite at every level"):
+        check_scale([1.0, 1e300], 1e-10)
 
 
 def test_parse_variant_names_of_the_thesis():

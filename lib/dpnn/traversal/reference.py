@@ -15,7 +15,8 @@ from scipy.special import expit
 
 from dpnn._validation import generator, positive_finite
 from dpnn.mechanisms import exponential_binary, randomized_response
-from dpnn.traversal.variants import _check, _check_scale
+from dpnn.traversal.variants import check_arguments as _check
+from dpnn.traversal.variants import check_scale as _check_scale
 from dpnn.trees import KDTree
 
 __all__ = ["dptt_reference"]

@@ -15,14 +15,25 @@ from dpnn._validation import finite_array, positive_finite
 from dpnn.accounting import Accountant
 from dpnn.trees import KDTree
 
-__all__ = ["dptt_ledger", "em_calls_formula", "parse_variant", "VARIANTS", "UTILITIES"]
+__all__ = [
+    "dptt_ledger",
+    "em_calls_formula",
+    "parse_variant",
+    "check_arguments",
+    "check_schedule",
+    "check_scale",
+    "VARIANTS",
+    "UTILITIES",
+]
 
 VARIANTS = ("basic", "parallel", "early", "greedy")
 UTILITIES = ("dis", "cmp")
 
 
-def _schedule(tree: KDTree, epsilon) -> np.ndarray:
-    """Per-level budgets: a scalar for every level or an array of length tree height."""
+def check_schedule(tree: KDTree, epsilon) -> np.ndarray:
+    """The per-level budgets of a run on ``tree``: ``epsilon`` repeated on every level
+    if it is one number > 0, else ``epsilon`` itself, which must hold one number > 0
+    per tree level (``tree.tree_height`` of them); ValueError otherwise."""
     if np.ndim(epsilon) == 0:
         return np.full(max(tree.tree_height, 1), positive_finite(epsilon, "epsilon"))
     schedule = finite_array(epsilon, "epsilon", ndim=(1,))
@@ -35,7 +46,16 @@ def _schedule(tree: KDTree, epsilon) -> np.ndarray:
     return schedule
 
 
-def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
+def check_arguments(tree, queries, utility, sensitivity, variant, splits, neighborhood):
+    """The arguments of :func:`dpnn.traversal.dptt` checked: ``(queries, sensitivity)``.
+
+    ``queries`` come back as an (m, d) float array (a 1-D array is m queries of one
+    coordinate) and ``sensitivity`` as a float (1 for CMP, which takes ``None``).
+    ValueError unless ``tree`` is a leaf-only :class:`~dpnn.trees.KDTree` of dimension
+    d, ``utility`` and ``variant`` are known, DIS has a sensitivity > 0, ``splits`` is
+    between 1 and the tree height for P and E and 0 otherwise, and ``neighborhood`` is
+    an integer between 0 and the number of points.
+    """
     if not isinstance(tree, KDTree) or not tree.leaf_only:
         raise ValueError(
             "tree must be a leaf-only KDTree (dpnn.trees.build_tree(points, "
@@ -84,9 +104,9 @@ def _check(tree, queries, utility, sensitivity, variant, splits, neighborhood):
     return q, sensitivity
 
 
-def _check_scale(schedule, sensitivity):
-    """Every level's ``epsilon / (2 sensitivity)`` must be finite, else equal utilities
-    give NaN turns."""
+def check_scale(schedule, sensitivity):
+    """Raise ValueError unless every level's ``epsilon / (2 sensitivity)`` is finite
+    (else equal utilities give NaN turns); return nothing."""
     with np.errstate(over="ignore"):
         scale = np.asarray(schedule) / (2.0 * sensitivity)
     if not np.all(np.isfinite(scale)):

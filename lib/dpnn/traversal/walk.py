@@ -53,13 +53,10 @@ from dpnn._validation import generator
 from dpnn.accounting import Accountant
 from dpnn.traversal.release import release
 from dpnn.traversal.tree_arrays import left_until, node_columns
-from dpnn.traversal.variants import (
-    _check,
-    _check_scale,
-    _schedule,
-    dptt_ledger,
-    em_calls_formula,
-)
+from dpnn.traversal.variants import check_arguments as _check
+from dpnn.traversal.variants import check_scale as _check_scale
+from dpnn.traversal.variants import check_schedule as _schedule
+from dpnn.traversal.variants import dptt_ledger, em_calls_formula
 from dpnn.trees import KDTree
 
 __all__ = ["DPTTResult", "dptt"]
