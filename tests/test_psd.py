@@ -1192,3 +1192,90 @@ def test_private_medians_answer_on_empty_and_one_record_data(size):
             values, 0.0, 1.0, 3, 0.5, method, rng, cell_length=0.01
         )
         assert len(study) == 3 and np.all(np.isfinite(study["rank_error"]))
+
+
+# --- the building blocks the builders share -------------------------------------------
+
+
+def test_sum_children_and_cell_index_by_hand():
+    np.testing.assert_array_equal(psd.sum_children(np.arange(8.0), 4), [6.0, 22.0])
+    np.testing.assert_array_equal(psd.sum_children(np.arange(6.0), 2), [1.0, 5.0, 9.0])
+    values = np.array([0.0, 0.24, 0.25, 0.99, 1.0])
+    np.testing.assert_array_equal(psd.cell_index(values, 0.0, 1.0, 4), [0, 0, 1, 3, 3])
+
+
+def test_box_point_interval_and_sample_checks():
+    np.testing.assert_array_equal(psd.check_box([0, 0, 2, 1]), [0.0, 0.0, 2.0, 1.0])
+    with pytest.raises(ValueError, match="x_min < x_max"):
+        psd.check_box([1, 0, 1, 1])
+    box = psd.check_box(UNIT)
+    assert psd.check_points_in(np.empty((0, 2)), box).shape == (0, 2)
+    with pytest.raises(ValueError, match="1 do not"):
+        psd.check_points_in([[0.5, 0.5], [1.5, 0.5]], box)
+    assert psd.check_interval(0, 3) == (0.0, 3.0)
+    with pytest.raises(ValueError, match="lo must be < hi"):
+        psd.check_interval(2, 2)
+    np.testing.assert_array_equal(
+        psd.check_values_in([3.0, 1.0, 2.0], 0.0, 3.0), [1.0, 2.0, 3.0]
+    )
+    with pytest.raises(ValueError, match=r"values must lie in \[lo, hi\]"):
+        psd.check_values_in([4.0], 0.0, 3.0)
+    assert psd.check_sample_rate(None) is None
+    assert psd.check_sample_rate(1) == 1.0
+    with pytest.raises(ValueError, match="sample must be None or a rate"):
+        psd.check_sample_rate(0)
+
+
+def test_per_level_budgets_are_read_and_checked():
+    np.testing.assert_array_equal(psd.check_level_epsilons([0.5, 0.25], 1), [0.5, 0.25])
+    with pytest.raises(ValueError, match=r"height \+ 1 = 3 entries"):
+        psd.check_level_epsilons([0.5, 0.25], 2)
+    np.testing.assert_array_equal(psd.per_level_budget("uniform", 1.5, 2), [0.5] * 3)
+    np.testing.assert_array_equal(
+        psd.per_level_budget("geometric", 1.0, 4), psd.geometric_budget(1.0, 4)
+    )
+    np.testing.assert_array_equal(
+        psd.per_level_budget([0.25, 0.75], 1.0, 1), [0.25, 0.75]
+    )
+    with pytest.raises(ValueError, match="budget must sum to epsilon = 2.0"):
+        psd.per_level_budget([0.25, 0.75], 2.0, 1)
+
+
+def test_tree_budget_splits_epsilon_between_counts_and_median_steps():
+    # 30% of epsilon = 2 to the medians, over 2 x 3 median steps on a path
+    assert psd.tree_budget(2.0, 0.7, "em", 3) == pytest.approx((1.4, 0.6, 0.1))
+    assert psd.tree_budget(2.0, 1.0, "mid", 3) == (2.0, 0.0, None)
+
+
+def test_rect_sum_reads_a_padded_prefix_table():
+    grid = np.arange(12.0).reshape(3, 4)
+    prefix = np.zeros((4, 5))
+    prefix[1:, 1:] = grid.cumsum(axis=0).cumsum(axis=1)
+    assert psd.rect_sum(prefix, 1, 3, 0, 2) == 1 + 2 + 5 + 6
+    # the whole grid, and an empty range of columns
+    c0, c1, r0, r1 = np.array([0, 2]), np.array([4, 2]), np.zeros(2, int), [3, 3]
+    np.testing.assert_array_equal(
+        psd.rect_sum(prefix, c0, c1, r0, np.array(r1)), [66.0, 0.0]
+    )
+
+
+def test_split_level_by_hand_and_the_unchecked_medians_draw_as_the_checked():
+    coordinate = np.array([0.9, 0.1, 0.4, 0.6, 0.2])
+    node = np.array([1, 0, 0, 1, 0], dtype=np.int64)
+    lo, hi = np.array([0.0, 0.5]), np.array([0.5, 1.0])
+    order = np.argsort(coordinate)
+    for method, expected in (("true", [0.2, 0.75]), ("mid", [0.25, 0.75])):
+        np.testing.assert_allclose(
+            psd.split_level(coordinate, order, node, lo, hi, method, None, None, None),
+            expected,
+        )
+    values = np.array([0.1, 0.2, 0.4, 0.6, 0.9])
+    segment = np.array([0, 0, 0, 1, 1], dtype=np.int64)
+    for method in ("em", "noisymean"):
+        checked = psd.segment_medians(
+            values, segment, lo, hi, method, 1.0, np.random.default_rng(3)
+        )
+        unchecked = psd.segment_medians_unchecked(
+            values, segment, lo, hi, method, 1.0, np.random.default_rng(3)
+        )
+        np.testing.assert_array_equal(checked, unchecked)

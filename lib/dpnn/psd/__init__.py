@@ -57,30 +57,45 @@ from . import (
     queries,
 )
 from .budgets import (
+    check_level_epsilons,
     geometric_budget,
+    per_level_budget,
     uniform_budget,
     worst_case_error,
     worst_case_error_closed_form,
 )
-from .decomposition import PSD
+from .decomposition import PSD, sum_children
 from .hilbert import (
     hilbert_cell,
     hilbert_index,
     hilbert_range_boxes,
     private_hilbert_rtree,
 )
-from .kdtree import amplified_epsilon, private_cell_kdtree, private_kdtree
+from .kdtree import (
+    amplified_epsilon,
+    check_sample_rate,
+    private_cell_kdtree,
+    private_kdtree,
+    split_level,
+    tree_budget,
+)
 from .medians import (
     cell_median,
+    check_interval,
+    check_values_in,
     em_median,
     em_median_intervals,
     noisy_mean_median,
     segment_medians,
+    segment_medians_unchecked,
     smooth_sensitivity_median,
     ss_median,
 )
 from .postprocessing import is_consistent, ols, prune
 from .quadtree import (
+    cell_index,
+    check_box,
+    check_points_in,
     morton_decode,
     morton_encode,
     noisy_counts,
@@ -93,12 +108,15 @@ from .queries import (
     median_relative_error,
     random_queries,
     range_query,
+    rect_sum,
     relative_errors,
     true_counts,
 )
 
 __all__ = [
+    "check_level_epsilons",
     "geometric_budget",
+    "per_level_budget",
     "uniform_budget",
     "worst_case_error",
     "worst_case_error_closed_form",
@@ -107,19 +125,29 @@ __all__ = [
     "hilbert_range_boxes",
     "private_hilbert_rtree",
     "amplified_epsilon",
+    "check_sample_rate",
     "private_cell_kdtree",
     "private_kdtree",
+    "split_level",
+    "tree_budget",
     "cell_median",
+    "check_interval",
+    "check_values_in",
     "em_median",
     "em_median_intervals",
     "noisy_mean_median",
     "segment_medians",
+    "segment_medians_unchecked",
     "smooth_sensitivity_median",
     "ss_median",
     "is_consistent",
     "ols",
     "prune",
     "PSD",
+    "sum_children",
+    "cell_index",
+    "check_box",
+    "check_points_in",
     "morton_decode",
     "morton_encode",
     "noisy_counts",
@@ -130,6 +158,7 @@ __all__ = [
     "median_relative_error",
     "random_queries",
     "range_query",
+    "rect_sum",
     "relative_errors",
     "true_counts",
 ]

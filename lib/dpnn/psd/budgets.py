@@ -3,6 +3,8 @@ worst-case error they give."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from dpnn._validation import finite_array, positive_finite, positive_int
@@ -13,6 +15,8 @@ __all__ = [
     "geometric_budget",
     "worst_case_error",
     "worst_case_error_closed_form",
+    "check_level_epsilons",
+    "per_level_budget",
 ]
 
 
@@ -94,7 +98,10 @@ def worst_case_error_closed_form(epsilon, height, budget) -> float:
     return 16.0 * core / epsilon**2
 
 
-def _level_epsilons(epsilons, height):
+def check_level_epsilons(epsilons, height) -> np.ndarray:
+    """The per-level budgets ``epsilons`` of a tree of height ``h`` as a float array,
+    checked: ``h + 1`` finite numbers, all > 0 (``epsilons[i]`` is level ``i``'s, 0 =
+    leaves); ValueError otherwise."""
     epsilons = finite_array(epsilons, "epsilons", ndim=(1,))
     if len(epsilons) != height + 1:
         raise ValueError(
@@ -103,5 +110,30 @@ def _level_epsilons(epsilons, height):
     if np.any(epsilons <= 0):
         raise ValueError(
             "epsilons must all be > 0 (a level with no budget has no count to weight)"
+        )
+    return epsilons
+
+
+def per_level_budget(budget, epsilon, height) -> np.ndarray:
+    """The per-level budgets (leaves first) of a tree of height ``h`` at total
+    ``epsilon``: ``budget`` is ``"uniform"``, ``"geometric"`` (Lemma 3) or an array of
+    ``h + 1`` budgets > 0 summing to ``epsilon`` (checked), returned as floats.
+
+    Privacy: Laplace counts at these budgets compose to ``epsilon``-DP (Lemma 1).
+    """
+    epsilon = positive_finite(epsilon, "epsilon")
+    height = _height(height)
+    if isinstance(budget, str):
+        if budget == "uniform":
+            return uniform_budget(epsilon, height)
+        if budget == "geometric":
+            return geometric_budget(epsilon, height)
+        raise ValueError(
+            f"budget must be 'uniform', 'geometric' or an array, got {budget!r}"
+        )
+    epsilons = check_level_epsilons(budget, height)
+    if not math.isclose(float(epsilons.sum()), epsilon, rel_tol=1e-9):
+        raise ValueError(
+            f"budget must sum to epsilon = {epsilon}, got {float(epsilons.sum())}"
         )
     return epsilons

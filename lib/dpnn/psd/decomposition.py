@@ -11,10 +11,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PSD"]
+__all__ = ["PSD", "sum_children"]
 
 
-def _sum_children(values, fanout):
+def sum_children(values, fanout):
+    """The parents' values of one depth: the sums of ``values`` over each run of
+    ``fanout`` consecutive children (node ``j``'s children are ``f j .. f j + f - 1``).
+    """
     return values.reshape(-1, fanout).sum(axis=1)
 
 

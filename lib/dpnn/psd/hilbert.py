@@ -154,22 +154,22 @@ def private_hilbert_rtree(
     the private medians; nodes cut away by pruning are not released and get NaN
     boxes. ``median`` is ``"em"`` (the paper's hilbert-r), ``"noisymean"``, ``"true"``
     (exact medians: **not private**, named hilbert-r-true) or ``"mid"`` (midpoints
-    of the Hilbert ranges). Budget as in :func:`private_kdtree` (:func:`_tree_budget`,
+    of the Hilbert ranges). Budget as in :func:`private_kdtree` (:func:`tree_budget`,
     every level data-dependent). Privacy: ``epsilon``-DP with ``"em"``,
     ``"noisymean"`` or ``"mid"``; not private with ``"true"``.
     """
-    box, height = quadtree._box(box), budgets._height(height, minimum=1)
+    box, height = quadtree.check_box(box), positive_int(height, "height")
     epsilon, order = positive_finite(epsilon, "epsilon"), _order(order)
-    count_epsilon, median_epsilon, step_epsilon = kdtree._tree_budget(
+    count_epsilon, median_epsilon, step_epsilon = kdtree.tree_budget(
         epsilon, count_share, median, height
     )
-    sample = kdtree._sample_rate(sample)
-    points = quadtree._points_in(points, box)
+    sample = kdtree.check_sample_rate(sample)
+    points = quadtree.check_points_in(points, box)
     rng = generator(rng)
     side = 2**order
     h = hilbert_index(
-        quadtree._cell_index(points[:, 0], box[0], box[2], side),
-        quadtree._cell_index(points[:, 1], box[1], box[3], side),
+        quadtree.cell_index(points[:, 0], box[0], box[2], side),
+        quadtree.cell_index(points[:, 1], box[1], box[3], side),
         order,
     ).astype(float)
     h_sorted = np.argsort(h)
@@ -179,7 +179,7 @@ def private_hilbert_rtree(
     for d in range(height):
         r = ranges[-1]
         s1 = np.floor(
-            kdtree._split_level(
+            kdtree.split_level(
                 h, h_sorted, node, r[:, 0], r[:, 1], median, step_epsilon, rng, sample
             )
         )
@@ -187,7 +187,7 @@ def private_hilbert_rtree(
         # ranges of the halves
         bounds = np.column_stack([r[:, 0], s1, s1, r[:, 1]]).reshape(-1, 2)
         s2 = np.floor(
-            kdtree._split_level(
+            kdtree.split_level(
                 h,
                 h_sorted,
                 half,

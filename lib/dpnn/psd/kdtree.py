@@ -14,6 +14,9 @@ from . import budgets, decomposition, medians, postprocessing, quadtree, queries
 
 __all__ = [
     "amplified_epsilon",
+    "split_level",
+    "check_sample_rate",
+    "tree_budget",
     "TREE_MEDIANS",
     "PRIVATE_MEDIANS",
     "private_kdtree",
@@ -40,9 +43,13 @@ def amplified_epsilon(epsilon, p) -> float:
     return math.log1p(math.expm1(epsilon) / p)
 
 
-def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, sample):
-    """Private medians of ``coordinate`` in every node (segment) at once, with optional
-    sampling.
+def split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, sample):
+    """The split of every node of one level at once: the median of ``coordinate`` over
+    each node's points (private for ``"em"`` and ``"noisymean"``), one per node.
+
+    ``node`` is each point's node and ``lo``, ``hi`` the nodes' public ranges, as for
+    :func:`~dpnn.psd.medians.segment_medians`; ``method`` is one of
+    :data:`TREE_MEDIANS`.
 
     ``sorted_index`` is ``argsort(coordinate)``; a stable sort by node on top of it
     orders the points by (node, coordinate) faster than a lexsort. ``epsilon`` is the
@@ -58,7 +65,7 @@ def _split_level(coordinate, sorted_index, node, lo, hi, method, epsilon, rng, s
         index = index[rng.random(len(index)) < sample]
         eps = amplified_epsilon(epsilon, sample)
     order = index[np.argsort(node[index], kind="stable")]
-    return medians._segment_medians(
+    return medians.segment_medians_unchecked(
         coordinate[order], node[order], lo, hi, method, eps, rng
     )
 
@@ -81,7 +88,9 @@ def _count_share(count_share, allow_one):
     return share
 
 
-def _sample_rate(sample):
+def check_sample_rate(sample):
+    """``None`` (no sampling), or the Poisson sampling rate ``sample`` as a float in (0,
+    1]; ValueError otherwise."""
     if sample is None:
         return None
     rate = float(finite_array(sample, "sample", ndim=(0,)))
@@ -90,7 +99,7 @@ def _sample_rate(sample):
     return rate
 
 
-def _tree_budget(epsilon, count_share, median, median_levels):
+def tree_budget(epsilon, count_share, median, median_levels):
     """Median/count split of ``epsilon`` (§VI-B) for a tree with two median steps per
     data-dependent level.
 
@@ -139,7 +148,7 @@ def private_kdtree(
     private median of y, giving four children; after ``switch`` levels (hybrid,
     §III-B) the splits are midpoints as in a quadtree. ``median`` is ``"em"``,
     ``"noisymean"``, ``"true"`` (exact medians, not private: kd-true / kd-pure) or
-    ``"mid"`` (midpoints everywhere). Budget (§VI-B, :func:`_tree_budget`):
+    ``"mid"`` (midpoints everywhere). Budget (§VI-B, :func:`tree_budget`):
     ``count_share * epsilon`` for counts, geometric over the ``h + 1`` levels
     (Lemma 3); the rest for medians, uniform over the ``switch`` data-dependent
     levels and halved between the x and the y median, which lie on the same path
@@ -150,19 +159,19 @@ def private_kdtree(
     path (Lemma 1 and the interactive argument of §VI); with ``median="true"`` or
     ``exact_counts`` it is not private.
     """
-    box, height = quadtree._box(box), budgets._height(height, minimum=1)
+    box, height = quadtree.check_box(box), positive_int(height, "height")
     epsilon = positive_finite(epsilon, "epsilon")
-    points = quadtree._points_in(points, box)
+    points = quadtree.check_points_in(points, box)
     rng = generator(rng)
     switch = height if switch is None else positive_int(switch, "switch", minimum=0)
     if switch > height:
         raise ValueError(
             f"switch must be an integer in [0, height = {height}], got {switch}"
         )
-    count_epsilon, median_epsilon, step_epsilon = _tree_budget(
+    count_epsilon, median_epsilon, step_epsilon = tree_budget(
         epsilon, count_share, median, switch
     )
-    sample = _sample_rate(sample)
+    sample = check_sample_rate(sample)
     x, y = points[:, 0], points[:, 1]
     x_sorted, y_sorted = np.argsort(x), np.argsort(y)
     node = np.zeros(len(points), dtype=np.int64)
@@ -171,13 +180,13 @@ def private_kdtree(
     for d in range(height):
         method = median if d < switch else "mid"
         b = boxes[-1]
-        sx = _split_level(
+        sx = split_level(
             x, x_sorted, node, b[:, 0], b[:, 2], method, step_epsilon, rng, sample
         )
         right = x >= sx[node]
         half = 2 * node + right
         lo_y, hi_y = np.repeat(b[:, 1], 2), np.repeat(b[:, 3], 2)
-        sy = _split_level(
+        sy = split_level(
             y, y_sorted, half, lo_y, hi_y, method, step_epsilon, rng, sample
         )
         node = 2 * half + (y >= sy[half])
@@ -252,14 +261,14 @@ def private_cell_kdtree(
     Node counts: geometric budget over ``count_share * epsilon``, OLS, pruning;
     ``count_share`` must lie in (0, 1). Privacy: ``epsilon``-DP (Lemma 1).
     """
-    box, height = quadtree._box(box), budgets._height(height, minimum=1)
+    box, height = quadtree.check_box(box), positive_int(height, "height")
     epsilon = positive_finite(epsilon, "epsilon")
     count_share = _count_share(count_share, allow_one=False)
-    points = quadtree._points_in(points, box)
+    points = quadtree.check_points_in(points, box)
     rng = generator(rng)
     nx, ny = positive_int(cells[0], "cells[0]"), positive_int(cells[1], "cells[1]")
-    cx = quadtree._cell_index(points[:, 0], box[0], box[2], nx)
-    cy = quadtree._cell_index(points[:, 1], box[1], box[3], ny)
+    cx = quadtree.cell_index(points[:, 0], box[0], box[2], nx)
+    cy = quadtree.cell_index(points[:, 1], box[1], box[3], ny)
     grid = np.bincount(cy * nx + cx, minlength=nx * ny).reshape(ny, nx).astype(float)
     noisy = np.maximum(
         mechanisms.laplace(grid, 1.0, (1 - count_share) * epsilon, rng), 0
@@ -271,9 +280,9 @@ def private_cell_kdtree(
     exact = [np.array([float(len(points))])]
     for d in range(height):
         c0, r0, c1, r1 = cell_boxes[-1].T
-        half_x = queries._rect_sum(prefix, c0, c1, r0, r1) / 2
+        half_x = queries.rect_sum(prefix, c0, c1, r0, r1) / 2
         sx = _first_reaching(
-            lambda c: queries._rect_sum(prefix, c0, c, r0, r1), c0, c1, half_x
+            lambda c: queries.rect_sum(prefix, c0, c, r0, r1), c0, c1, half_x
         )
         # keep a split inside when possible
         sx = np.where(c1 - c0 > 1, np.minimum(sx, c1 - 1), c0)
@@ -281,9 +290,9 @@ def private_cell_kdtree(
         half = 2 * node + right
         hc0, hc1 = np.column_stack([c0, sx]).ravel(), np.column_stack([sx, c1]).ravel()
         hr0, hr1 = np.repeat(r0, 2), np.repeat(r1, 2)
-        target = queries._rect_sum(prefix, hc0, hc1, hr0, hr1) / 2
+        target = queries.rect_sum(prefix, hc0, hc1, hr0, hr1) / 2
         sy = _first_reaching(
-            lambda r: queries._rect_sum(prefix, hc0, hc1, hr0, r), hr0, hr1, target
+            lambda r: queries.rect_sum(prefix, hc0, hc1, hr0, r), hr0, hr1, target
         )
         sy = np.where(hr1 - hr0 > 1, np.minimum(sy, hr1 - 1), hr0)
         node = 2 * half + (cy >= sy[half])

@@ -21,6 +21,9 @@ __all__ = [
     "noisy_mean_median",
     "cell_median",
     "segment_medians",
+    "segment_medians_unchecked",
+    "check_interval",
+    "check_values_in",
 ]
 
 
@@ -29,7 +32,9 @@ __all__ = [
 MEDIAN_METHODS = ("em", "ss", "noisymean", "cell", "true")
 
 
-def _interval(lo, hi):
+def check_interval(lo, hi):
+    """``(lo, hi)`` as floats, checked: finite numbers with ``lo < hi``; ValueError
+    otherwise."""
     lo, hi = (
         float(finite_array(lo, "lo", ndim=(0,))),
         float(finite_array(hi, "hi", ndim=(0,))),
@@ -39,9 +44,9 @@ def _interval(lo, hi):
     return lo, hi
 
 
-def _values_in(values, lo, hi):
-    """The private values, sorted, inside [lo, hi]; none at all is allowed (|D| is
-    private)."""
+def check_values_in(values, lo, hi):
+    """The private values as a sorted 1-D float array, checked to lie in [lo, hi]
+    (ValueError otherwise); none at all is allowed (|D| is private)."""
     values = np.sort(finite_array(values, "values", ndim=(1,), allow_empty=True))
     if values.size and (values[0] < lo or values[-1] > hi):
         raise ValueError(f"values must lie in [lo, hi] = [{lo}, {hi}]")
@@ -65,9 +70,9 @@ def em_median_intervals(values, lo, hi, epsilon):
     output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly 1/2
     and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
     """
-    lo, hi = _interval(lo, hi)
+    lo, hi = check_interval(lo, hi)
     epsilon = positive_finite(epsilon, "epsilon")
-    x = _values_in(values, lo, hi)
+    x = check_values_in(values, lo, hi)
     left, right = np.concatenate([[lo], x]), np.concatenate([x, [hi]])
     length = right - left
     keep = length > 0
@@ -102,9 +107,9 @@ def smooth_sensitivity_median(values, lo, hi, epsilon, delta) -> float:
     non-decreasing in ``k``, so ``e^(-a xi) A(b)`` bounds every ``k`` in ``[a, b]`` and
     only ranges whose bound beats the running maximum are split.
     """
-    lo, hi = _interval(lo, hi)
+    lo, hi = check_interval(lo, hi)
     epsilon, delta = _ss_arguments(epsilon, delta)
-    x = _values_in(values, lo, hi)
+    x = check_values_in(values, lo, hi)
     n, xi = len(x), epsilon / (4 * (1 + math.log(2 / delta)))
     m = (n + 1) // 2  # 1-indexed median position
     pad = n + 2
@@ -159,12 +164,12 @@ def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
     x = np.sort(np.asarray(values, dtype=float))
     # x_m with m = ceil(n/2) and Def. 4's padding x_0 = lo: on no data at all the centre
     # is lo.
-    median = x[(len(x) + 1) // 2 - 1] if len(x) else _interval(lo, hi)[0]
+    median = x[(len(x) + 1) // 2 - 1] if len(x) else check_interval(lo, hi)[0]
     noisy = (
         median
         + mechanisms.laplace(np.zeros(1), 2 * max(sigma, 1e-300), epsilon, rng)[0]
     )
-    return float(np.clip(noisy, *_interval(lo, hi)))
+    return float(np.clip(noisy, *check_interval(lo, hi)))
 
 
 def noisy_mean_median(values, lo, hi, epsilon, rng) -> float:
@@ -176,9 +181,9 @@ def noisy_mean_median(values, lo, hi, epsilon, rng) -> float:
     clamped to the public range [lo, hi] (post-processing); a noisy count <= 0
     gives the middle of the range.
     """
-    lo, hi = _interval(lo, hi)
+    lo, hi = check_interval(lo, hi)
     x = np.asarray(values, dtype=float)
-    x = _values_in(x, lo, hi) if x.size else x
+    x = check_values_in(x, lo, hi) if x.size else x
     return float(
         _noisy_mean_segments(
             x,
@@ -215,14 +220,14 @@ def cell_median(values, lo, hi, epsilon, cell_length, rng) -> float:
     the output is the centre of the first cell at which the cumulative (negatives
     zeroed) noisy count reaches half the total (post-processing).
     """
-    lo, hi = _interval(lo, hi)
+    lo, hi = check_interval(lo, hi)
     cell_length = positive_finite(cell_length, "cell_length")
     x = np.asarray(values, dtype=float)
-    x = _values_in(x, lo, hi) if x.size else x
+    x = check_values_in(x, lo, hi) if x.size else x
     cells = max(1, int(math.ceil((hi - lo) / cell_length)))
-    counts = np.bincount(
-        quadtree._cell_index(x, lo, hi, cells), minlength=cells
-    ).astype(float)
+    counts = np.bincount(quadtree.cell_index(x, lo, hi, cells), minlength=cells).astype(
+        float
+    )
     noisy = np.maximum(mechanisms.laplace(counts, 1.0, epsilon, rng), 0)
     return _grid_median(noisy, lo, hi)
 
@@ -314,12 +319,17 @@ def segment_medians(values, segment, lo, hi, method, epsilon, rng):
     values, segment, lo, hi = _segments(values, segment, lo, hi)
     if method in ("em", "noisymean"):
         epsilon, rng = positive_finite(epsilon, "epsilon"), generator(rng)
-    return _segment_medians(values, segment, lo, hi, method, epsilon, rng)
+    return segment_medians_unchecked(values, segment, lo, hi, method, epsilon, rng)
 
 
-def _segment_medians(values, segment, lo, hi, method, epsilon, rng):
-    """Unchecked core of :func:`segment_medians` for the tree builders, whose segments
-    are valid by construction."""
+def segment_medians_unchecked(values, segment, lo, hi, method, epsilon, rng):
+    """:func:`segment_medians` without its input checks: the same medians, drawn the
+    same way, with the same privacy.
+
+    For callers whose segments are valid by construction (the tree builders): ``values``
+    sorted by (segment, value), ``segment`` int64, ``lo``, ``hi`` float arrays,
+    ``epsilon`` a float > 0 and ``rng`` a Generator for ``"em"`` and ``"noisymean"``.
+    """
     if method == "mid":
         return (lo + hi) / 2
     if method == "true":

@@ -37,7 +37,7 @@ def ols(counts, epsilons, fanout=4):
                 f"counts[{d}] must have fanout^{d} = "
                 f"{fanout**d} entries, got {c.shape[0]}"
             )
-    eps2 = budgets._level_epsilons(epsilons, height) ** 2
+    eps2 = budgets.check_level_epsilons(epsilons, height) ** 2
     # epsilon^2 of each depth
     weight = [eps2[height - d] for d in range(height + 1)]
     e = np.cumsum(float(fanout) ** np.arange(height + 1) * eps2)  # E_l, l = level
@@ -48,7 +48,7 @@ def ols(counts, epsilons, fanout=4):
     # Phase II: Z_v = sum of Z over the children, bottom-up.
     z = [alpha]
     for _ in range(height):
-        z.append(decomposition._sum_children(z[-1], fanout))
+        z.append(decomposition.sum_children(z[-1], fanout))
     z = z[::-1]
     # Phase III: beta_v = (Z_v - f^h(v) F_v) / E_h(v), F_v = F_par + beta_par eps_par^2,
     # top-down.
@@ -66,7 +66,7 @@ def is_consistent(counts, fanout=4, rtol=1e-9, atol=1e-6) -> bool:
     return all(
         np.allclose(
             counts[d],
-            decomposition._sum_children(counts[d + 1], fanout),
+            decomposition.sum_children(counts[d + 1], fanout),
             rtol=rtol,
             atol=atol,
         )

@@ -3,19 +3,20 @@ et al. §III-B, §III-C)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpnn import mechanisms
-from dpnn._validation import finite_array, generator, positive_finite
+from dpnn._validation import finite_array, generator, positive_finite, positive_int
 
 from . import budgets, postprocessing
-from .decomposition import PSD, _sum_children
+from .decomposition import PSD, sum_children
 
 __all__ = [
     "morton_encode",
     "morton_decode",
+    "check_box",
+    "check_points_in",
+    "cell_index",
     "quadtree_counts",
     "quadtree_boxes",
     "noisy_counts",
@@ -72,7 +73,9 @@ def morton_decode(code):
     ).astype(np.int64)
 
 
-def _box(box):
+def check_box(box):
+    """The box ``(x_min, y_min, x_max, y_max)`` as a float array, checked: four finite
+    numbers with ``x_min < x_max`` and ``y_min < y_max``; ValueError otherwise."""
     box = finite_array(box, "box", ndim=(1,))
     if box.shape != (4,) or not (box[0] < box[2] and box[1] < box[3]):
         raise ValueError(
@@ -83,9 +86,10 @@ def _box(box):
     return box
 
 
-def _points_in(points, box):
-    """The private points, (n, 2) inside ``box``; n = 0 is allowed (|D| is private, the
-    box is public)."""
+def check_points_in(points, box):
+    """The private points as an (n, 2) float array, checked to lie inside the checked
+    ``box`` (ValueError otherwise); n = 0 is allowed (|D| is private, the box is
+    public)."""
     points = finite_array(points, "points", ndim=(2,), allow_empty=True)
     if points.shape[1] != 2:
         raise ValueError(f"points must have 2 columns, got shape {points.shape}")
@@ -102,9 +106,9 @@ def _points_in(points, box):
     return points
 
 
-def _cell_index(values, low, high, cells):
-    """Integer cell of each value on ``cells`` equal cells of [low, high]; ``high`` goes
-    to the last cell."""
+def cell_index(values, low, high, cells):
+    """The cell ``0 .. cells - 1`` of each value when [low, high] is cut into ``cells``
+    equal cells, as an int64 array; ``high`` goes to the last cell."""
     index = np.floor((values - low) / (high - low) * cells).astype(np.int64)
     return np.minimum(index, cells - 1)
 
@@ -117,29 +121,29 @@ def quadtree_counts(points, box, height):
     cell comes from integer division of its coordinates and the leaf counts from one
     ``bincount``; upper levels are sums of groups of four. No privacy by itself.
     """
-    box = _box(box)
-    height = budgets._height(height)
+    box = check_box(box)
+    height = positive_int(height, "height", minimum=0)
     if height > budgets.MAX_QUADTREE_HEIGHT:
         raise ValueError(
             "height must be an integer in [0, "
             f"{budgets.MAX_QUADTREE_HEIGHT}], got {height}"
         )
-    points = _points_in(points, box)
+    points = check_points_in(points, box)
     side = 2**height
-    ix = _cell_index(points[:, 0], box[0], box[2], side)
-    iy = _cell_index(points[:, 1], box[1], box[3], side)
+    ix = cell_index(points[:, 0], box[0], box[2], side)
+    iy = cell_index(points[:, 1], box[1], box[3], side)
     leaves = np.bincount(morton_encode(ix, iy), minlength=4**height).astype(float)
     counts = [leaves]
     for _ in range(height):
-        counts.append(_sum_children(counts[-1], 4))
+        counts.append(sum_children(counts[-1], 4))
     return tuple(counts[::-1])
 
 
 def quadtree_boxes(box, height):
     """Node rectangles ``(x_min, y_min, x_max, y_max)`` of the quadtree, one (4^d, 4)
     array per depth."""
-    box = _box(box)
-    height = budgets._height(height)
+    box = check_box(box)
+    height = positive_int(height, "height", minimum=0)
     boxes = []
     for depth in range(height + 1):
         ix, iy = morton_decode(np.arange(4**depth))
@@ -166,7 +170,7 @@ def noisy_counts(counts, epsilons, rng):
     because each point changes exactly one count per level by 1 (Lemma 1).
     """
     height = len(counts) - 1
-    epsilons = budgets._level_epsilons(epsilons, height)
+    epsilons = budgets.check_level_epsilons(epsilons, height)
     rng = generator(rng)
     return tuple(
         mechanisms.laplace(c, 1.0, epsilons[height - d], rng)
@@ -185,31 +189,14 @@ def private_quadtree(
     post-processing of the released counts and costs nothing.
     """
     epsilon = positive_finite(epsilon, "epsilon")
-    height = budgets._height(height)
-    epsilons = _budget(budget, epsilon, height)
+    height = positive_int(height, "height", minimum=0)
+    epsilons = budgets.per_level_budget(budget, epsilon, height)
     counts = noisy_counts(quadtree_counts(points, box, height), epsilons, rng)
     if postprocess:
         counts = postprocessing.ols(counts, epsilons)
     return PSD(
-        box=_box(box),
+        box=check_box(box),
         counts=counts,
         epsilons=epsilons,
         name=f"quad-{'opt' if postprocess else 'noisy'}",
     )
-
-
-def _budget(budget, epsilon, height):
-    if isinstance(budget, str):
-        if budget == "uniform":
-            return budgets.uniform_budget(epsilon, height)
-        if budget == "geometric":
-            return budgets.geometric_budget(epsilon, height)
-        raise ValueError(
-            f"budget must be 'uniform', 'geometric' or an array, got {budget!r}"
-        )
-    epsilons = budgets._level_epsilons(budget, height)
-    if not math.isclose(float(epsilons.sum()), epsilon, rel_tol=1e-9):
-        raise ValueError(
-            f"budget must sum to epsilon = {epsilon}, got {float(epsilons.sum())}"
-        )
-    return epsilons

@@ -18,6 +18,7 @@ __all__ = [
     "median_relative_error",
     "random_queries",
     "canonical_nodes",
+    "rect_sum",
 ]
 
 
@@ -48,9 +49,11 @@ def _prefix_grid(values, depth):
     return grid.cumsum(axis=0).cumsum(axis=1)
 
 
-def _rect_sum(prefix, c0, c1, r0, r1):
-    """Sum over cells with columns c0..c1-1 and rows r0..r1-1 (empty when c1 <= c0 or r1
-    <= r0)."""
+def rect_sum(prefix, c0, c1, r0, r1):
+    """The sum of a grid's cells with columns ``c0 .. c1 - 1`` and rows ``r0 .. r1 - 1``
+    (0 when ``c1 <= c0`` or ``r1 <= r0``), from its prefix sums ``prefix`` padded with a
+    zero row and column (``prefix[r, c]`` = sum of rows < r and columns < c); the
+    bounds may be arrays."""
     c1, r1 = np.maximum(c1, c0), np.maximum(r1, r0)
     return prefix[r1, c1] - prefix[r0, c1] - prefix[r1, c0] + prefix[r0, c0]
 
@@ -72,7 +75,7 @@ def _quadtree_query(tree, rects):
             np.clip(np.ceil(v[:, 0] * side), 0, side).astype(int),
             np.clip(np.floor(v[:, 1] * side), 0, side).astype(int),
         ]
-        answer += _rect_sum(prefix, inner[0], inner[1], inner[2], inner[3])
+        answer += rect_sum(prefix, inner[0], inner[1], inner[2], inner[3])
         # nodes inside a contained parent were already counted there
         if parent is not None:
             p = [
@@ -81,7 +84,7 @@ def _quadtree_query(tree, rects):
                 2 * np.minimum(parent[2], parent[3]),
                 2 * parent[3],
             ]
-            answer -= _rect_sum(prefix, *p)
+            answer -= rect_sum(prefix, *p)
         parent = inner
     answer += _partial_leaves(prefix, u, v, 2**h, inner)
     return answer
@@ -94,8 +97,8 @@ def _partial_leaves(prefix, u, v, side, inner):
     xs, ys = _axis_blocks(u, side), _axis_blocks(v, side)
     for a0, a1, wa in xs:
         for b0, b1, wb in ys:
-            total += wa * wb * _rect_sum(prefix, a0, a1, b0, b1)
-    return total - _rect_sum(prefix, *inner)
+            total += wa * wb * rect_sum(prefix, a0, a1, b0, b1)
+    return total - rect_sum(prefix, *inner)
 
 
 def _axis_blocks(t, side):
@@ -305,7 +308,7 @@ def random_queries(
     Lower-left corners are uniform over the positions that keep the rectangle in
     the box; rectangles containing no point are redrawn. Public workload, no privacy.
     """
-    box = quadtree._box(box)
+    box = quadtree.check_box(box)
     width, height = positive_finite(width, "width"), positive_finite(height, "height")
     n_queries = positive_int(n_queries, "n_queries")
     if width > box[2] - box[0] or height > box[3] - box[1]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from companion.progress import progress
-from dpnn._validation import finite_array, generator, positive_finite, positive_int
+from dpnn._validation import finite_array, generator, positive_int
 from dpnn.psd import (
     budgets,
     decomposition,
@@ -93,7 +93,7 @@ def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
     """
     import pandas as pd
 
-    height = budgets._height(height)
+    height = positive_int(height, "height", minimum=0)
     n_trees = positive_int(n_trees, "n_trees")
     rng = generator(rng)
     exact = quadtree.quadtree_counts(points, box, height)
@@ -102,14 +102,15 @@ def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
         epsilons, total=len(epsilons), desc="quadtree study, budgets"
     ):
         for name, (budget, post) in QUADTREE_VARIANTS.items():
-            level_eps = quadtree._budget(
-                budget, positive_finite(epsilon, "epsilon"), height
-            )
+            level_eps = budgets.per_level_budget(budget, epsilon, height)
             for t in range(n_trees):
                 counts = quadtree.noisy_counts(exact, level_eps, rng)
                 counts = postprocessing.ols(counts, level_eps) if post else counts
                 tree = decomposition.PSD(
-                    box=quadtree._box(box), counts=counts, epsilons=level_eps, name=name
+                    box=quadtree.check_box(box),
+                    counts=counts,
+                    epsilons=level_eps,
+                    name=name,
                 )
                 rows += _workload_rows(
                     tree, workloads, {"epsilon": epsilon, "variant": name, "tree": t}

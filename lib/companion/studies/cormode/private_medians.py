@@ -79,10 +79,10 @@ def median_study(
 
     import pandas as pd
 
-    lo, hi = medians._interval(lo, hi)
-    x = np.sort(medians._values_in(values, lo, hi))
+    lo, hi = medians.check_interval(lo, hi)
+    x = np.sort(medians.check_values_in(values, lo, hi))
     rng = generator(rng)
-    sample = kdtree._sample_rate(sample)
+    sample = kdtree.check_sample_rate(sample)
     node = np.zeros(len(x), dtype=np.int64)
     ranges = np.array([[lo, hi]])
     if method == "cell":
@@ -92,7 +92,7 @@ def median_study(
         # the grid's actual cell width (<= cell_length)
         width = (hi - lo) / cells
         grid = np.bincount(
-            quadtree._cell_index(x, lo, hi, cells), minlength=cells
+            quadtree.cell_index(x, lo, hi, cells), minlength=cells
         ).astype(float)
         noisy = np.maximum(mechanisms.laplace(grid, 1.0, epsilon, rng), 0)
         prefix = np.concatenate([[0.0], np.cumsum(noisy)])
@@ -120,7 +120,9 @@ def median_study(
             eps = (
                 epsilon if sample is None else kdtree.amplified_epsilon(epsilon, sample)
             )
-            m = medians._segment_medians(v[keep], seg[keep], l, h, method, eps, rng)
+            m = medians.segment_medians_unchecked(
+                v[keep], seg[keep], l, h, method, eps, rng
+            )
         else:
             raise ValueError(
                 f"method must be one of 'em', 'ss', 'noisymean', 'cell', got {method!r}"

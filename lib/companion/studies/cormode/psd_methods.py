@@ -232,7 +232,7 @@ def synthetic_points(n, box, rng, kind="uniform", n_clusters=20, spread=0.03):
     box side; points falling outside the box are redrawn (not clipped).
     """
     n = positive_int(n, "n")
-    box, rng = quadtree._box(box), generator(rng)
+    box, rng = quadtree.check_box(box), generator(rng)
     size = box[2:] - box[:2]
     if kind == "uniform":
         return box[:2] + rng.random((n, 2)) * size
