@@ -140,6 +140,29 @@ def test_lemma_3_4_construction_exceeds_linear_composition():
 # --- identity query (§4.2) ------------------------------------------------------------
 
 
+def test_inputs_of_a_release_are_read_and_checked():
+    assert cgp.privacy_budget(2, None) == ("GP", 2.0)
+    assert cgp.privacy_budget(None, 0.5) == ("CGP", 0.5)
+    for both_or_neither in ((1.0, 1.0), (None, None)):
+        with pytest.raises(ValueError, match="exactly one of epsilon"):
+            cgp.privacy_budget(*both_or_neither)
+    np.testing.assert_array_equal(cgp.check_tuple([[0, 1], [2, 3]]), [[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match="trajectory"):
+        cgp.check_tuple([0.0, 1.0], "trajectory")
+    np.testing.assert_array_equal(cgp.check_query([1, 2], 2), [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"query must have shape \(3,\)"):
+        cgp.check_query([1, 2], 3)
+
+
+def test_laplace_radius_bound_is_lemma_4_5_and_bounds_the_radius_quantile():
+    # sqrt(2 ln(1/beta)) + ln(1/beta) = sqrt(4) + 2 at beta = e^-2
+    assert cgp.laplace_radius_bound(1.0, math.exp(-2)) == pytest.approx(4.0)
+    assert cgp.laplace_radius_bound(2.0, math.exp(-2)) == pytest.approx(2.0)
+    for epsilon, beta in ((0.1, 0.05), (1.0, 1e-6), (7.0, 0.5)):
+        quantile = mechanisms.planar_laplace_radius(1 - beta, epsilon)
+        assert quantile <= cgp.laplace_radius_bound(epsilon, beta)
+
+
 def test_basic_mechanisms_split_the_budget_over_n_points():
     points = np.random.default_rng(0).uniform(0, 100, (50, 2))
     a = cgp.gp_basic(points, 0.5, np.random.default_rng(3))
@@ -409,6 +432,34 @@ class Ledger:
         assert self.position == len(self.log), self.log[self.position :]
 
 
+def test_query_distances_and_knn_errors_by_hand():
+    np.testing.assert_array_equal(
+        cgp.query_distances(np.array([[0.0, 0.0], [3.0, 4.0]]), np.zeros(2)),
+        [0.0, 5.0],
+    )
+    assert cgp.query_distances(np.array([[1.0, 2.0, 2.0]]), np.zeros(3)) == [3.0]
+    distances = np.array([1.0, 2.0, 3.0, 4.0])
+    # the true 2 nearest sum to 3
+    errors = cgp.knn_errors(distances, [np.array([0, 1]), np.array([3, 2])])
+    assert errors == pytest.approx([1.0, 7 / 3])
+
+
+def test_pnn_on_distances_is_pnn_on_the_distances_to_the_query():
+    assert (
+        cgp.pnn_on_distances(
+            np.array([5.0, 1.0, 3.0]), 1e6, 0.0, np.random.default_rng(0)
+        )
+        == 1
+    )
+    points = np.random.default_rng(1).uniform(0, 100, size=(50, 2))
+    query = np.array([40.0, 60.0])
+    for seed in range(5):
+        distances = np.linalg.norm(points - query, axis=1)
+        assert cgp.pnn(
+            points, query, 0.3, np.random.default_rng(seed)
+        ) == cgp.pnn_on_distances(distances, 0.3, 0.0, np.random.default_rng(seed))
+
+
 def test_svt_ledger_adds_up_to_epsilon():
     for epsilon, lipschitz in ((0.3, 1.0), (2.0, 5.0)):
         rng = RecordingGenerator(1)
@@ -514,6 +565,23 @@ def test_hull_jaccard_exact():
     square = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=float)
     assert cgp.hull_jaccard(square, square + [0.5, 0]) == pytest.approx(0.5 / 1.5)
     assert cgp.centre([[0, 0], [4, 2], [1, 6]]) == pytest.approx([2, 3])
+
+
+def test_convex_hull_and_polygon_jaccard_by_hand():
+    from shapely.geometry import MultiPoint
+
+    corners = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]
+    inside = np.random.default_rng(2).uniform(0.1, 0.9, size=(40, 2))
+    points = np.vstack([inside[:20], corners, inside[20:]])
+    square = cgp.convex_hull(points)
+    assert square.area == pytest.approx(1.0)
+    assert square.equals(MultiPoint(points).convex_hull)
+    shifted = cgp.convex_hull(np.array(corners) + [0.5, 0.0])
+    # overlap 1/2, union 3/2
+    assert cgp.polygon_jaccard(square, shifted) == pytest.approx(1 / 3)
+    assert cgp.polygon_jaccard(square, shifted) == cgp.hull_jaccard(
+        points, np.array(corners) + [0.5, 0.0]
+    )
 
 
 # --- data -----------------------------------------------------------------------------

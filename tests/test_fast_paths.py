@@ -309,12 +309,12 @@ def test_nearest_distances_in_2d_equal_numpy_norm():
     points = rng.normal(0, 1e4, size=(5000, 2))
     query = rng.normal(0, 1e4, size=2)
     np.testing.assert_array_equal(
-        cgp.svt._nearest_distances(points, query),
+        cgp.svt.query_distances(points, query),
         np.linalg.norm(points - query, axis=1),
     )
     points3 = rng.normal(size=(50, 3))
     np.testing.assert_array_equal(
-        cgp.svt._nearest_distances(points3, points3[0]),
+        cgp.svt.query_distances(points3, points3[0]),
         np.linalg.norm(points3 - points3[0], axis=1),
     )
 

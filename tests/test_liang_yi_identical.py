@@ -14,7 +14,7 @@ import pytest
 from companion.studies import liang_yi as studies
 from dpnn import cgp, mechanisms
 from dpnn.cgp import basic, hull, svt, taxi_walks
-from dpnn.cgp.hull import _hull, _jaccard
+from dpnn.cgp.hull import convex_hull, polygon_jaccard
 
 
 def _same_bits(a, b):
@@ -122,7 +122,7 @@ def _reference_hull_case(
             "GP Basic": basic.gp_basic(x, epsilon, rng),
             "CGP Basic": basic.cgp_basic(x, rho, rng),
         }
-        true_hull = _hull(x)
+        true_hull = convex_hull(x)
         for method, points in released.items():
             k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, len(x))
             rows.append(
@@ -134,7 +134,7 @@ def _reference_hull_case(
                     "repetition": r,
                     "method": method,
                     "k": k,
-                    "jaccard": _jaccard(true_hull, _hull(points)),
+                    "jaccard": polygon_jaccard(true_hull, convex_hull(points)),
                 }
             )
     return rows
@@ -246,7 +246,7 @@ def test_row_norms_are_linalg_norm():
     with np.errstate(over="ignore"):  # 1e154 squared: both give inf
         assert _same_bits(basic._row_norms(vectors), np.linalg.norm(vectors, axis=1))
         assert _same_bits(
-            svt._nearest_distances(vectors, np.array([0.5, -2.0])),
+            svt.query_distances(vectors, np.array([0.5, -2.0])),
             np.linalg.norm(vectors - [0.5, -2.0], axis=1),
         )
     three = rng.normal(0, 1, (50, 3))
@@ -266,8 +266,8 @@ def test_knn_errors_share_the_distances_and_are_knn_error():
     rng = np.random.default_rng(3)
     points, query = rng.normal(0, 100, (500, 2)), np.array([1.5, -2.5])
     found = [rng.choice(500, 7, replace=False) for _ in range(4)]
-    shared = svt._knn_errors(svt._nearest_distances(points, query), found)
+    shared = svt.knn_errors(svt.query_distances(points, query), found)
     assert shared == [_reference_knn_error(points, query, f) for f in found]
     assert shared == [cgp.knn_error(points, query, f) for f in found]
     with pytest.raises(ValueError, match="coincides"):
-        svt._knn_errors(np.zeros(5), [np.array([0, 1])])
+        svt.knn_errors(np.zeros(5), [np.array([0, 1])])

@@ -15,7 +15,7 @@ import pandas as pd
 from dpnn import accounting
 from dpnn._validation import finite_array, generator, positive_int, probability_open
 from dpnn.cgp import basic, hull, svt, taxi_walks
-from dpnn.cgp.hull import _hull, _jaccard
+from dpnn.cgp.hull import convex_hull, polygon_jaccard
 
 __all__ = [
     "identity_experiment",
@@ -137,8 +137,8 @@ def _knn_case(path, queries, rho, k, n, epsilon, t, seed, gamma0_per_epsilon):
             "GP Basic": svt.basic_knn(x, p, k, rng, epsilon=epsilon),
             "CGP Basic": svt.basic_knn(x, p, k, rng, rho=rho),
         }
-        distances = svt._nearest_distances(x, p)
-        errors = svt._knn_errors(distances, list(found.values()))  # knn_error of each
+        distances = svt.query_distances(x, p)
+        errors = svt.knn_errors(distances, list(found.values()))  # knn_error of each
         for method, error in zip(found, errors):
             rows.append(
                 {
@@ -209,7 +209,7 @@ def _hull_case(path, rho, n, epsilon, t, repetitions, seed, beta, k_range, pch_o
             "CGP Basic": basic.cgp_basic(x, rho, rng),
         }
         # once per tuple: hull_jaccard(x, points) for each method, the same values
-        true_hull = _hull(x)
+        true_hull = convex_hull(x)
         for method, points in released.items():
             k = {"GP PCH": gp_hull.k, "CGP PCH": cgp_hull.k}.get(method, len(x))
             rows.append(
@@ -221,7 +221,7 @@ def _hull_case(path, rho, n, epsilon, t, repetitions, seed, beta, k_range, pch_o
                     "repetition": r,
                     "method": method,
                     "k": k,
-                    "jaccard": _jaccard(true_hull, _hull(points)),
+                    "jaccard": polygon_jaccard(true_hull, convex_hull(points)),
                 }
             )
     return rows

@@ -22,6 +22,10 @@ from dpnn._validation import (
 )
 
 __all__ = [
+    "privacy_budget",
+    "check_tuple",
+    "check_query",
+    "laplace_radius_bound",
     "gaussian_sigma",
     "gaussian_mechanism",
     "renyi_gaussian",
@@ -35,9 +39,10 @@ __all__ = [
 ]
 
 
-def _budget(epsilon, rho):
-    """Exactly one of epsilon (GP) and rho (CGP); returns ("GP", epsilon) or ("CGP",
-    rho)."""
+def privacy_budget(epsilon, rho):
+    """Which guarantee a release is asked for: ``("GP", epsilon)`` when only
+    ``epsilon`` is given, ``("CGP", rho)`` when only ``rho`` is, each checked to be a
+    finite number > 0; ValueError unless exactly one is given."""
     if (epsilon is None) == (rho is None):
         raise ValueError("give exactly one of epsilon (GP) and rho (CGP)")
     if epsilon is not None:
@@ -45,11 +50,15 @@ def _budget(epsilon, rho):
     return "CGP", positive_finite(rho, "rho")
 
 
-def _tuple(points, name="points"):
+def check_tuple(points, name="points"):
+    """A user's tuple of points as an (n, d) float array of finite numbers; ValueError
+    (naming the argument ``name``) otherwise."""
     return finite_array(points, name, ndim=(2,))
 
 
-def _query(query, dimension):
+def check_query(query, dimension):
+    """A public query point as a float array of shape ``(dimension,)``; ValueError
+    otherwise."""
     query = finite_array(query, "query", ndim=(1,))
     if query.shape != (dimension,):
         raise ValueError(f"query must have shape ({dimension},), got {query.shape}")
@@ -119,7 +128,7 @@ def noise_norms(dimension, n_samples, rng, *, epsilon=None, rho=None):
     The Laplace norm is Gamma(d, 1/epsilon), mean d / epsilon (O(d)); the Gaussian
     norm is sigma chi_d, mean about sqrt(d) / sqrt(2 rho) (O(sqrt d)) (§3.1, App. A).
     """
-    kind, budget = _budget(epsilon, rho)
+    kind, budget = privacy_budget(epsilon, rho)
     dimension = positive_int(dimension, "dimension")
     n_samples = positive_int(n_samples, "n_samples")
     zeros = np.zeros((n_samples, dimension))
@@ -137,7 +146,7 @@ def gp_basic(points, epsilon, rng):
     Each x -> x_i is 1-Lipschitz under dist_inf, so by basic composition (Lemma 2.7)
     the release of the tuple is epsilon-GP.
     """
-    points = _tuple(points)
+    points = check_tuple(points)
     epsilon = positive_finite(epsilon, "epsilon")
     return mechanisms.planar_laplace(points, epsilon / len(points), rng)
 
@@ -148,7 +157,7 @@ def cgp_basic(points, rho, rng):
 
     Each point gets a (rho / n)-CGP Gaussian mechanism; by Thm 3.2 the tuple is rho-CGP.
     """
-    points = _tuple(points)
+    points = check_tuple(points)
     rho = positive_finite(rho, "rho")
     return gaussian_mechanism(points, rho / len(points), rng)
 
@@ -165,7 +174,7 @@ def _row_norms(vectors):
 def identity_errors(points, released):
     """(max_i ||x_i - y_i||, sqrt(sum_i ||x_i - y_i||^2)): the max and l2 errors of Fig.
     2."""
-    points, released = _tuple(points), _tuple(released, "released")
+    points, released = check_tuple(points), check_tuple(released, "released")
     if points.shape != released.shape:
         raise ValueError(
             f"released must have the shape of points {points.shape}, got "
@@ -175,9 +184,10 @@ def identity_errors(points, released):
     return float(norms.max()), float(np.sqrt(np.sum(norms**2)))
 
 
-def _laplace_radius_bound(epsilon, beta):
-    """r with Pr[planar Laplace radius > r] <= beta: (sqrt(2 ln(1/beta)) + ln(1/beta)) /
-    epsilon (Lemma 4.5)."""
+def laplace_radius_bound(epsilon, beta):
+    """The radius ``r = (sqrt(2 ln(1/beta)) + ln(1/beta)) / epsilon`` that planar
+    Laplace noise at ``epsilon`` exceeds with probability at most ``beta`` (Lemma 4.5).
+    """
     log_term = math.log(1 / beta)
     return (math.sqrt(2 * log_term) + log_term) / epsilon
 
@@ -186,7 +196,7 @@ def gp_basic_bound(n, epsilon, beta) -> float:
     """Thm 4.6 with constants, with probability 1 - beta:
     dist_inf(GP Basic, x) <= (n / epsilon)(sqrt(2 ln(n/beta)) + ln(n/beta))."""
     n = positive_int(n, "n")
-    return _laplace_radius_bound(
+    return laplace_radius_bound(
         positive_finite(epsilon, "epsilon") / n, probability_open(beta, "beta") / n
     )
 

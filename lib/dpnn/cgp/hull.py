@@ -18,8 +18,8 @@ from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
 
 from . import basic, svt
-from .basic import _budget, _tuple
-from .svt import _nearest_distances, _pnn_core
+from .basic import check_tuple, privacy_budget
+from .svt import pnn_on_distances, query_distances
 
 __all__ = [
     "centre",
@@ -32,13 +32,15 @@ __all__ = [
     "HullRelease",
     "pch",
     "hull_jaccard",
+    "convex_hull",
+    "polygon_jaccard",
 ]
 
 
 def centre(points):
     """c(x): midpoints of the smallest and largest coordinate in each dimension
     (sqrt(2)-Lipschitz in 2-D, App. F)."""
-    points = _tuple(points)
+    points = check_tuple(points)
     return (points.min(axis=0) + points.max(axis=0)) / 2
 
 
@@ -91,7 +93,7 @@ def pch_split(*, epsilon=None, rho=None, split=None):
     gives other shares (centre and radius, selection, release), e.g.
     :data:`PCH_SCRIPTS_SPLIT`.
     """
-    return _pch_split(*_budget(epsilon, rho), split)
+    return _pch_split(*privacy_budget(epsilon, rho), split)
 
 
 def pch_pnn_epsilon(k, *, epsilon=None, rho=None, split=None) -> float:
@@ -99,7 +101,7 @@ def pch_pnn_epsilon(k, *, epsilon=None, rho=None, split=None) -> float:
     composition), sqrt(2 (selection - setup) / k) under CGP (each call (selection -
     setup)/k-CGP, Lemma 3.6).
     """
-    kind, budget = _budget(epsilon, rho)
+    kind, budget = privacy_budget(epsilon, rho)
     selection, _, setup = _pch_split(kind, budget, split)
     return _pnn_epsilon(kind, selection, setup, positive_int(k, "k"))
 
@@ -122,7 +124,7 @@ def pch_error_bound(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
     (:func:`choose_anchor_count`), which is post-processing of the released R
     and has no effect on privacy.
     """
-    kind, budget = _budget(epsilon, rho)
+    kind, budget = privacy_budget(epsilon, rho)
     n = positive_int(n, "n")
     radius = positive_finite(radius, "radius")
     beta = probability_open(beta, "beta")
@@ -160,7 +162,7 @@ def _pch_error_bounds(kind, budget, n, radius, beta, ks, split=None):
 def _pch_error_bound_loop(k, n, radius, beta, *, epsilon=None, rho=None, split=None):
     """:func:`pch_error_bound` one k at a time (the reference of the array version in
     the tests)."""
-    kind, budget = _budget(epsilon, rho)
+    kind, budget = privacy_budget(epsilon, rho)
     selection, release, setup = _pch_split(kind, budget, split)
     out = []
     for kk in np.atleast_1d(np.asarray(k)):
@@ -262,8 +264,8 @@ def pch(
     (the anchors are then k distinct points, each PNN's privacy unchanged);
     ``radius_floor`` = the smallest released R (the scripts: 10 m; post-processing).
     """
-    kind, budget = _budget(epsilon, rho)
-    points = _tuple(points)
+    kind, budget = privacy_budget(epsilon, rho)
+    points = check_tuple(points)
     if points.shape[1] != 2:
         raise ValueError(f"points must have shape (n, 2), got {points.shape}")
     beta = probability_open(beta, "beta")
@@ -318,7 +320,9 @@ def pch(
             candidates = np.flatnonzero(remaining)
             index = int(
                 candidates[
-                    _pnn_core(_nearest_distances(points[candidates], p), step, 0.0, rng)
+                    pnn_on_distances(
+                        query_distances(points[candidates], p), step, 0.0, rng
+                    )
                 ]
             )
             remaining[index] = False
@@ -326,7 +330,10 @@ def pch(
         anchors = np.unique(chosen_list)
     else:
         anchors = np.unique(
-            [_pnn_core(_nearest_distances(points, p), step, 0.0, rng) for p in probes]
+            [
+                pnn_on_distances(query_distances(points, p), step, 0.0, rng)
+                for p in probes
+            ]
         )
     chosen = points[anchors]
     released = (
@@ -371,8 +378,8 @@ def _hull_jaccard_all_points(points, released) -> float:
     of tests and benchmarks)."""
     from shapely.geometry import MultiPoint
 
-    true_hull = MultiPoint(_tuple(points)).convex_hull
-    private_hull = MultiPoint(_tuple(released, "released")).convex_hull
+    true_hull = MultiPoint(check_tuple(points)).convex_hull
+    private_hull = MultiPoint(check_tuple(released, "released")).convex_hull
     union = true_hull.union(private_hull).area
     if union == 0:
         raise ValueError("both hulls have zero area; the Jaccard index is undefined")
@@ -387,20 +394,23 @@ def hull_jaccard(points, released) -> float:
     shapely: the same hulls, hence the same value, as with all points, about 20 times
     faster at n = 20000.
     """
-    return _jaccard(_hull(_tuple(points)), _hull(_tuple(released, "released")))
+    return polygon_jaccard(
+        convex_hull(check_tuple(points)), convex_hull(check_tuple(released, "released"))
+    )
 
 
-def _hull(points):
-    """shapely's convex hull of ``points``, from the points on or near it
-    (:func:`_hull_candidates`)."""
+def convex_hull(points):
+    """The convex hull of the (n, 2) float array ``points`` as a shapely geometry, from
+    the points on or near it (:func:`_hull_candidates`): the hull shapely gives for all
+    of them, faster."""
     from shapely.geometry import MultiPoint
 
     return MultiPoint(_hull_candidates(points)).convex_hull
 
 
-def _jaccard(true_hull, private_hull) -> float:
-    """area(H ∩ H') / area(H ∪ H') of two shapely geometries (see
-    :func:`hull_jaccard`)."""
+def polygon_jaccard(true_hull, private_hull) -> float:
+    """The Jaccard index area(H ∩ H') / area(H ∪ H') of two shapely geometries (see
+    :func:`hull_jaccard`); ValueError when both have zero area."""
     union = true_hull.union(private_hull).area
     if union == 0:
         raise ValueError("both hulls have zero area; the Jaccard index is undefined")

@@ -22,9 +22,20 @@ from dpnn._validation import (
 )
 
 from . import basic
-from .basic import _budget, _laplace_radius_bound, _query, _tuple
+from .basic import check_query, check_tuple, laplace_radius_bound, privacy_budget
 
-__all__ = ["SVT_CHUNK", "svt_gp", "pnn", "pnn_bound", "k_pnn", "basic_knn", "knn_error"]
+__all__ = [
+    "SVT_CHUNK",
+    "svt_gp",
+    "pnn",
+    "pnn_on_distances",
+    "pnn_bound",
+    "query_distances",
+    "k_pnn",
+    "basic_knn",
+    "knn_error",
+    "knn_errors",
+]
 
 
 #: Laplace variables of the sparse vector technique are drawn this many at a time (see
@@ -89,9 +100,15 @@ def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -
     )
 
 
-def _pnn_core(distances, epsilon, gamma0, rng):
-    """Alg. 2 on the distances of the candidates to p: position of the privatized
-    nearest neighbour."""
+def pnn_on_distances(distances, epsilon, gamma0, rng):
+    """PNN (Alg. 2) on the distances from the query point to the candidates: the
+    position in ``distances`` of the privatized nearest neighbour.
+
+    :func:`pnn` without its input checks: ``distances`` a non-empty float array,
+    ``epsilon`` > 0, ``gamma0`` a float and ``rng`` a Generator. Privacy: ``epsilon``-GP
+    (hence ``epsilon^2 / 2``-CGP) when each distance is 1-Lipschitz in the user's
+    tuple, as distances to a public point are (see :func:`pnn`).
+    """
     # line 1: eps/3-GP
     threshold = distances.min() + rng.laplace(0.0, 3 / epsilon) + gamma0
     # line 2: 2eps/3-GP
@@ -120,15 +137,15 @@ def pnn(points, query, epsilon, rng, subset=None, gamma0=0.0) -> int:
     after Thm 4.11 allows gamma0 < 0 (shorter error, longer scan), and no value
     makes the cap impossible, so there is no sharp valid range to check.
     """
-    points = _tuple(points)
-    query = _query(query, points.shape[1])
+    points = check_tuple(points)
+    query = check_query(query, points.shape[1])
     epsilon = positive_finite(epsilon, "epsilon")
     gamma0 = float(finite_array(gamma0, "gamma0", ndim=(0,)))
     candidates = (
         np.arange(len(points)) if subset is None else _subset(subset, len(points))
     )
     distances = np.linalg.norm(points[candidates] - query, axis=1)
-    return int(candidates[_pnn_core(distances, epsilon, gamma0, generator(rng))])
+    return int(candidates[pnn_on_distances(distances, epsilon, gamma0, generator(rng))])
 
 
 def _subset(subset, n):
@@ -160,15 +177,18 @@ def pnn_bound(m, epsilon, beta) -> float:
     m = positive_int(m, "m")
     epsilon = positive_finite(epsilon, "epsilon")
     third = probability_open(beta, "beta") / 3
-    return _laplace_radius_bound(epsilon / 3, third) + (6 / epsilon) * math.log(
+    return laplace_radius_bound(epsilon / 3, third) + (6 / epsilon) * math.log(
         4 * m / third**2
     )
 
 
-def _nearest_distances(points, query):
-    """||x_i - query|| for every row; in 2-D as sqrt(dx^2 + dy^2) on the columns, the
-    same floats as ``np.linalg.norm(points - query, axis=1)`` (which adds the two
-    squares in the same order), faster."""
+def query_distances(points, query):
+    """The distance ``||x_i - query||`` of every row ``x_i`` of ``points`` to ``query``.
+
+    In 2-D as sqrt(dx^2 + dy^2) on the columns, the same floats as
+    ``np.linalg.norm(points - query, axis=1)`` (which adds the two squares in the same
+    order), faster. Not private.
+    """
     if points.shape[1] != 2:
         return np.linalg.norm(points - query, axis=1)
     dx, dy = points[:, 0] - query[0], points[:, 1] - query[1]
@@ -192,9 +212,9 @@ def k_pnn(
     gamma0 = -6/epsilon, i.e. ``gamma0_per_epsilon=-6``. The offset does not change the
     privacy of a call (Alg. 2 is private for any gamma0).
     """
-    kind, budget = _budget(epsilon, rho)
-    points = _tuple(points)
-    query = _query(query, points.shape[1])
+    kind, budget = privacy_budget(epsilon, rho)
+    points = check_tuple(points)
+    query = check_query(query, points.shape[1])
     k = positive_int(k, "k")
     if k > len(points):
         raise ValueError(
@@ -208,12 +228,14 @@ def k_pnn(
         + float(finite_array(gamma0_per_epsilon, "gamma0_per_epsilon", ndim=(0,)))
         / step
     )
-    distances = _nearest_distances(points, query)
+    distances = query_distances(points, query)
     remaining = np.ones(len(points), dtype=bool)
     found = np.empty(k, dtype=np.intp)
     for j in range(k):
         candidates = np.flatnonzero(remaining)
-        found[j] = candidates[_pnn_core(distances[candidates], step, offset, rng)]
+        found[j] = candidates[
+            pnn_on_distances(distances[candidates], step, offset, rng)
+        ]
         remaining[found[j]] = False
     return found
 
@@ -224,9 +246,9 @@ def basic_knn(points, query, k, rng, *, epsilon=None, rho=None):
 
     Post-processing of :func:`gp_basic` (epsilon-GP) or :func:`cgp_basic` (rho-CGP).
     """
-    kind, budget = _budget(epsilon, rho)
-    points = _tuple(points)
-    query = _query(query, points.shape[1])
+    kind, budget = privacy_budget(epsilon, rho)
+    points = check_tuple(points)
+    query = check_query(query, points.shape[1])
     k = positive_int(k, "k")
     if k > len(points):
         raise ValueError(
@@ -238,7 +260,7 @@ def basic_knn(points, query, k, rng, *, epsilon=None, rho=None):
         if kind == "GP"
         else basic.cgp_basic(points, budget, rng)
     )
-    distances = _nearest_distances(released, query)
+    distances = query_distances(released, query)
     nearest = np.argpartition(distances, k - 1)[:k]
     return nearest[np.argsort(distances[nearest])]
 
@@ -249,8 +271,8 @@ def knn_error(points, query, indices) -> float:
 
     Always >= 1; 1 means the true k nearest neighbours were returned.
     """
-    points = _tuple(points)
-    query = _query(query, points.shape[1])
+    points = check_tuple(points)
+    query = check_query(query, points.shape[1])
     indices = np.asarray(indices)
     if (
         indices.ndim != 1
@@ -264,12 +286,13 @@ def knn_error(points, query, indices) -> float:
             "indices must be a non-empty list of distinct point indices in [0, "
             f"{len(points) - 1}]"
         )
-    return _knn_errors(_nearest_distances(points, query), [indices])[0]
+    return knn_errors(query_distances(points, query), [indices])[0]
 
 
-def _knn_errors(distances, found):
-    """:func:`knn_error` of each checked index array in ``found`` (all of one size k),
-    from the distances of all the points to the query (true k nearest summed once)."""
+def knn_errors(distances, found):
+    """:func:`knn_error` of each index array in ``found`` (all of one size k, each
+    checked as :func:`knn_error` checks it), from the distances of all the points to
+    the query (:func:`query_distances`; the true k nearest summed once)."""
     k = found[0].size
     best = np.sum(np.partition(distances, k - 1)[:k])
     if best == 0:

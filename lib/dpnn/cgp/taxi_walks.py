@@ -11,7 +11,7 @@ import numpy as np
 
 from dpnn._validation import generator, positive_finite, positive_int
 
-from .basic import _tuple
+from .basic import check_tuple
 
 __all__ = ["taxi_trajectories", "sample_tuple", "query_points"]
 
@@ -72,7 +72,7 @@ def taxi_trajectories(
 def sample_tuple(trajectory, n, rng):
     """n points sampled without replacement from a trajectory (all of them if it has
     fewer; §5), in time order."""
-    trajectory = _tuple(trajectory, "trajectory")
+    trajectory = check_tuple(trajectory, "trajectory")
     n = positive_int(n, "n")
     if len(trajectory) <= n:
         return trajectory
@@ -89,7 +89,7 @@ def query_points(trajectories, n_queries, rng):
     """
     n_queries = positive_int(n_queries, "n_queries")
     rng = generator(rng)
-    trajectories = [_tuple(path, "trajectories") for path in trajectories]
+    trajectories = [check_tuple(path, "trajectories") for path in trajectories]
     if not trajectories or min(len(path) for path in trajectories) < 2:
         raise ValueError(
             "trajectories must be a non-empty list of (n_i, 2) arrays with n_i >= 2"
