@@ -661,10 +661,8 @@ def test_recall_table_ceiling_leaves_the_private_rows_unchanged():
         "n = 1",
     ],
 )
-def test_top_is_the_n_smallest_by_score_then_index(case):
+def test_smallest_indices_are_the_n_smallest_by_score_then_index(case):
     """Against a full sort of every row by (score, index), the brute-force answer."""
-    from dpnn.simrand.search import _top
-
     rng = np.random.default_rng(11)
     m, n_rows, n = 40, 257, 10
     scores = {
@@ -679,7 +677,20 @@ def test_top_is_the_n_smallest_by_score_then_index(case):
     }[case]
     n = 1 if case == "n = 1" else n
     expected = np.array([np.lexsort((np.arange(row.size), row))[:n] for row in scores])
-    np.testing.assert_array_equal(_top(scores, n), expected)
+    np.testing.assert_array_equal(s.smallest_indices(scores, n), expected)
+
+
+def test_smallest_indices_rows_and_unit_rows_by_hand():
+    scores = np.array([[3.0, 1.0, 2.0, 1.0], [0.0, 5.0, -1.0, 4.0]])
+    np.testing.assert_array_equal(s.smallest_indices(scores, 2), [[1, 3], [2, 0]])
+    np.testing.assert_array_equal(s.check_rows([1, 2, 3]), [[1.0, 2.0, 3.0]])
+    with pytest.raises(ValueError, match="queries"):
+        s.check_rows([[1.0, np.nan]], "queries")
+    np.testing.assert_allclose(
+        s.unit_rows(np.array([[3.0, 4.0], [0.0, 2.0]])), [[0.6, 0.8], [0.0, 1.0]]
+    )
+    with pytest.raises(ValueError, match="no zero rows"):
+        s.unit_rows(np.array([[1.0, 1.0], [0.0, 0.0]]))
 
 
 def test_hamming_of_many_bits_is_exact():

@@ -18,9 +18,9 @@ from dpnn._validation import (
     positive_int,
 )
 from dpnn.simrand import estimators, flips, projection_baseline, search
-from dpnn.simrand.projection_baseline import _unit
-from dpnn.simrand.search import _top
-from dpnn.simrand.simhash import _rows, projection, simhash
+from dpnn.simrand.projection_baseline import unit_rows
+from dpnn.simrand.search import smallest_indices
+from dpnn.simrand.simhash import check_rows, projection, simhash
 
 __all__ = [
     "estimator_study",
@@ -115,7 +115,7 @@ def recall_table(
     """
     import pandas as pd
 
-    data = _rows(data, "data")
+    data = check_rows(data, "data")
     n_queries = positive_int(n_queries, "n_queries")
     repeats = positive_int(repeats, "repeats")
     if n_queries + n_neighbours > data.shape[0]:
@@ -203,7 +203,7 @@ def _ceiling_rows(
 ):
     """Recall of SimHash (Hamming on exact bits) and of a JL projection (Euclidean, no
     noise)."""
-    unit_db, unit_q = _unit(database), _unit(queries)
+    unit_db, unit_q = unit_rows(database), unit_rows(queries)
     rows = []
     for k in ks:
         per_query = {"SimHash, no noise": [], "JL projection, no noise": []}
@@ -224,7 +224,7 @@ def _ceiling_rows(
                 - 2 * pq @ pd_.T
             )
             per_query["JL projection, no noise"].append(
-                search.recall_at(_top(squared, n_neighbours), truth)
+                search.recall_at(smallest_indices(squared, n_neighbours), truth)
             )
         for method, values in per_query.items():
             errors = _errors(values)
@@ -254,7 +254,7 @@ def clustered_vectors(n, d, n_clusters, spread, rng) -> tuple[np.ndarray, np.nda
     n_clusters = positive_int(n_clusters, "n_clusters")
     spread = positive_finite(spread, "spread")
     rng = generator(rng)
-    centres = _unit(rng.standard_normal((n_clusters, d)))
+    centres = unit_rows(rng.standard_normal((n_clusters, d)))
     labels = rng.integers(0, n_clusters, size=n)
     points = centres[labels] + rng.normal(0.0, spread / math.sqrt(d), size=(n, d))
     return points, labels

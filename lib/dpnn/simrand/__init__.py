@@ -72,11 +72,19 @@ from .projection_baseline import (
     gaussian_sigma_classical,
     projection_sensitivity,
     squared_distance_estimate,
+    unit_rows,
 )
-from .search import exact_knn_angular, knn_euclidean, knn_hamming, recall_at
+from .search import (
+    exact_knn_angular,
+    knn_euclidean,
+    knn_hamming,
+    recall_at,
+    smallest_indices,
+)
 from .simhash import (
     angle_from_hamming,
     angles,
+    check_rows,
     collision_probability,
     hamming,
     projection,
@@ -90,6 +98,7 @@ __all__ = [
     "hamming",
     "angle_from_hamming",
     "angles",
+    "check_rows",
     "check_alpha",
     "sensitivity_bound",
     "flip_probability",
@@ -110,8 +119,10 @@ __all__ = [
     "GaussianRelease",
     "gaussian_projection",
     "squared_distance_estimate",
+    "unit_rows",
     "knn_hamming",
     "knn_euclidean",
     "exact_knn_angular",
     "recall_at",
+    "smallest_indices",
 ]

@@ -15,7 +15,7 @@ from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
 
 from . import simhash
-from .simhash import _rows
+from .simhash import check_rows
 
 __all__ = [
     "check_alpha",
@@ -136,7 +136,7 @@ def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandR
     at most delta over R. Each row is released independently, so this also
     bounds the local privacy of each row's release.
     """
-    x = _rows(x)
+    x = check_rows(x)
     k = positive_int(k, "k")
     epsilon = positive_finite(epsilon, "epsilon")
     delta = probability_open(delta, "delta")

@@ -15,7 +15,7 @@ from scipy import optimize, stats
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
 
 from . import flips, simhash
-from .simhash import _rows
+from .simhash import check_rows
 
 __all__ = [
     "gaussian_sigma_classical",
@@ -25,6 +25,7 @@ __all__ = [
     "GaussianRelease",
     "gaussian_projection",
     "squared_distance_estimate",
+    "unit_rows",
 ]
 
 
@@ -127,7 +128,7 @@ class GaussianRelease:
     def project(self, queries) -> np.ndarray:
         """Queries mapped the same way as the released rows: unit length, then R q /
         sqrt(k)."""
-        q = _unit(_rows(queries, "queries"))
+        q = unit_rows(check_rows(queries, "queries"))
         return q @ self.r.T / math.sqrt(self.r.shape[0])
 
     def __repr__(self):
@@ -140,7 +141,9 @@ class GaussianRelease:
         )
 
 
-def _unit(x) -> np.ndarray:
+def unit_rows(x) -> np.ndarray:
+    """Each row of the (n, d) array ``x`` divided by its Euclidean norm; ValueError if a
+    row is zero (it has no direction)."""
     norms = np.linalg.norm(x, axis=1, keepdims=True)
     if np.any(norms == 0):
         raise ValueError("x must have no zero rows (they have no direction)")
@@ -162,7 +165,7 @@ def gaussian_projection(
     Privacy: (epsilon, delta)-DP for the pair (R, Z) under "replace one row by
     one at angle <= alpha" (same conditioning argument as SimRand; notebook 12).
     """
-    x = _unit(_rows(x))
+    x = unit_rows(check_rows(x))
     k = positive_int(k, "k")
     epsilon = positive_finite(epsilon, "epsilon")
     delta = probability_open(delta, "delta")

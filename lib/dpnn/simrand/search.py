@@ -7,14 +7,21 @@ import numpy as np
 from dpnn._validation import generator, positive_int
 
 from . import flips, projection_baseline, simhash
-from .projection_baseline import _unit
-from .simhash import _rows
+from .projection_baseline import unit_rows
+from .simhash import check_rows
 
-__all__ = ["knn_hamming", "knn_euclidean", "exact_knn_angular", "recall_at"]
+__all__ = [
+    "knn_hamming",
+    "knn_euclidean",
+    "exact_knn_angular",
+    "recall_at",
+    "smallest_indices",
+]
 
 
-def _top(scores, n_neighbours) -> np.ndarray:
-    """Indices of the n smallest scores per row, sorted by score, ties by index.
+def smallest_indices(scores, n_neighbours) -> np.ndarray:
+    """The indices of the ``n_neighbours`` smallest scores in each row of the (m, n)
+    array ``scores``, sorted by score, ties by index: an (m, n_neighbours) array.
 
     The n minima of n disjoint blocks of a row are n of its scores, so their
     largest bounds the row's n-th smallest from above: only the scores at or below
@@ -52,7 +59,7 @@ def knn_hamming(
     scores = simhash.hamming(query_bits, release.bits).astype(float)
     if rng is not None:
         scores += 0.5 * generator(rng).random(scores.shape)
-    return _top(scores, n_neighbours)
+    return smallest_indices(scores, n_neighbours)
 
 
 def knn_euclidean(
@@ -66,15 +73,15 @@ def knn_euclidean(
     scores = projection_baseline.squared_distance_estimate(
         release.points, release.project(queries), release.sigma
     )
-    return _top(scores, n_neighbours)
+    return smallest_indices(scores, n_neighbours)
 
 
 def exact_knn_angular(x, queries, n_neighbours) -> np.ndarray:
     """The true k nearest rows of x to each query by angle (cosine similarity): (m,
     n_neighbours)."""
-    x = _unit(_rows(x))
-    q = _unit(_rows(queries, "queries"))
-    return _top(-(q @ x.T), n_neighbours)
+    x = unit_rows(check_rows(x))
+    q = unit_rows(check_rows(queries, "queries"))
+    return smallest_indices(-(q @ x.T), n_neighbours)
 
 
 def recall_at(found, truth) -> np.ndarray:

@@ -18,6 +18,7 @@ __all__ = [
     "hamming",
     "angle_from_hamming",
     "angles",
+    "check_rows",
 ]
 
 
@@ -29,7 +30,10 @@ def projection(k, d, rng) -> np.ndarray:
     return generator(rng).standard_normal((k, d))
 
 
-def _rows(x, name="x") -> np.ndarray:
+def check_rows(x, name="x") -> np.ndarray:
+    """The vectors ``x`` as an (n, d) float array of finite numbers, one vector per row
+    (a single vector of shape (d,) becomes one row); ValueError (naming ``name``)
+    otherwise."""
     array = finite_array(x, name, ndim=(1, 2))
     return array[None, :] if array.ndim == 1 else array
 
@@ -40,7 +44,7 @@ def simhash(x, r) -> np.ndarray:
     ``x`` is (n, d) or (d,); ``r`` is the (k, d) projection. A zero row hashes to
     all ones (the convention sign(0) = +1); its angle to anything is undefined.
     """
-    x = _rows(x)
+    x = check_rows(x)
     r = finite_array(r, "r", ndim=(2,))
     if r.shape[1] != x.shape[1]:
         raise ValueError(
@@ -86,8 +90,8 @@ def angle_from_hamming(h, k):
 
 def angles(a, b) -> np.ndarray:
     """Pairwise angles (radians) between the rows of a (n, d) and b (m, d): (n, m)."""
-    a = _rows(a, "a")
-    b = _rows(b, "b")
+    a = check_rows(a, "a")
+    b = check_rows(b, "b")
     na = np.linalg.norm(a, axis=1)
     nb = np.linalg.norm(b, axis=1)
     if np.any(na == 0) or np.any(nb == 0):
