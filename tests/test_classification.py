@@ -27,6 +27,75 @@ def _two_clusters(rng, n=400):
     return points, (points[:, 0] > 0.5).astype(np.intp)
 
 
+# --- input checks, the memo and the pieces the classifiers share ----------------------
+
+
+def test_training_query_and_radius_checks_by_hand():
+    points, labels, n_labels = c.check_training([0.5, 1.0], [1, 0], 2)
+    np.testing.assert_array_equal(points, [[0.5], [1.0]])
+    assert labels.dtype == np.intp and n_labels == 2
+    assert c.check_private_points(np.empty((0, 3))).shape == (0, 3)
+    with pytest.raises(ValueError, match="unit cube"):
+        c.check_private_points([[0.5, 1.5]])
+    with pytest.raises(ValueError, match=r"labels must be integers in \[0, n_labels\)"):
+        c.check_training([[0.1], [0.2]], [0, 2], 2)
+    np.testing.assert_array_equal(c.check_queries([0.1, 0.2], 2), [[0.1, 0.2]])
+    np.testing.assert_array_equal(c.check_queries([0.1, 0.2], 1), [[0.1], [0.2]])
+    np.testing.assert_array_equal(c.check_radii(0.5, 3), [0.5, 0.5, 0.5])
+    with pytest.raises(ValueError, match="r must be > 0"):
+        c.check_radii([0.5, 0.0], 2, "r")
+    batch = c.check_batch([[0.1, 0.1], [0.9, 0.9]], [0, 1], [0.5, 0.5], 1.0, 2)
+    assert [np.shape(x) for x in batch] == [(2, 2), (2,), (), (1, 2), (1,)]
+
+
+def test_k_checks_by_hand():
+    np.testing.assert_array_equal(c.check_k_values(3, 2), [3, 3])
+    np.testing.assert_array_equal(c.check_k_values([1, 4], 2), [1, 4])
+    with pytest.raises(ValueError, match="k must be an integer >= 1"):
+        c.check_k_values(0, 2)
+    np.testing.assert_array_equal(c.check_k_at_most([1, 4], 2, 4), [1, 4])
+    with pytest.raises(ValueError, match=r"\[1, \|D\|\] = \[1, 3\]"):
+        c.check_k_at_most(4, 1, 3)
+
+
+def test_remember_last_answers_a_repeated_call_from_memory_with_a_copy():
+    calls = []
+
+    @c.remember_last
+    def total(values, scale=1):
+        calls.append(scale)
+        return [float(np.sum(values)) * scale]
+
+    values = np.array([1.0, 2.0])
+    first = total(values, scale=2)
+    first.append("changed by the caller")
+    assert total(values.copy(), scale=2) == [6.0] and calls == [2]
+    assert total(values, scale=3) == [9.0] and calls == [2, 3]
+    assert total.__wrapped__(values) == [3.0]
+
+
+def test_label_counts_and_the_argmaxes_by_hand():
+    points, labels = np.array([[0.1], [0.2], [0.3], [0.9]]), np.array([0, 1, 1, 0])
+    queries, radii = np.array([[0.2], [0.9]]), np.array([0.15, 0.05])
+    counts = c.label_counts_unchecked(points, labels, 2, queries, radii)
+    np.testing.assert_array_equal(counts, [[1, 2], [1, 0]])
+    np.testing.assert_array_equal(
+        counts, c.label_counts(points, labels, queries, radii, 2)
+    )
+    rng = np.random.default_rng(5)
+    np.testing.assert_array_equal(c.argmax_random_ties(counts, rng), [1, 0])
+    tied = np.array([[2, 2, 1]])
+    assert {int(c.argmax_random_ties(tied, rng)[0]) for _ in range(50)} == {0, 1}
+    # Alg. 1 on each row: argmax of count + Lap(1 / epsilon), epsilon per row
+    epsilons = np.array([0.5, 2.0])
+    noise = np.random.default_rng(8).laplace(0.0, 1.0, (2, 2)) / epsilons[:, None]
+    np.testing.assert_array_equal(
+        c.noisy_argmax(counts, epsilons, np.random.default_rng(8)),
+        np.argmax(counts + noise, axis=1),
+    )
+    np.testing.assert_array_equal(c.noisy_argmax(counts, 1e9, rng), [1, 0])
+
+
 # --- r-N classifiers (Alg. 1-2) -------------------------------------------------------
 
 

@@ -249,14 +249,18 @@ def test_remembered_counts_are_the_computed_ones_and_not_shared():
 
     points, labels = data.classification_dataset("wine")
     queries, radii = points[:30], np.full(30, 0.4)
-    first = c.rn._counts(points, labels, 3, queries, radii)
+    first = c.rn.label_counts_unchecked(points, labels, 3, queries, radii)
     np.testing.assert_array_equal(
-        first, c.rn._counts.__wrapped__(points, labels, 3, queries, radii)
+        first,
+        c.rn.label_counts_unchecked.__wrapped__(points, labels, 3, queries, radii),
     )
     first[:] = -1  # the caller's copy, not the memory
-    again = c.rn._counts(points.copy(), labels.copy(), 3, queries.copy(), radii.copy())
+    again = c.rn.label_counts_unchecked(
+        points.copy(), labels.copy(), 3, queries.copy(), radii.copy()
+    )
     np.testing.assert_array_equal(
-        again, c.rn._counts.__wrapped__(points, labels, 3, queries, radii)
+        again,
+        c.rn.label_counts_unchecked.__wrapped__(points, labels, 3, queries, radii),
     )
     moved = queries.copy()
     moved[0, 0] = np.nextafter(moved[0, 0], 2.0)  # one ulp: a different call
@@ -265,8 +269,8 @@ def test_remembered_counts_are_the_computed_ones_and_not_shared():
         np.array([1]), np.array([1.0])
     )
     np.testing.assert_array_equal(
-        c.rn._counts(points, labels, 3, moved, radii),
-        c.rn._counts.__wrapped__(points, labels, 3, moved, radii),
+        c.rn.label_counts_unchecked(points, labels, 3, moved, radii),
+        c.rn.label_counts_unchecked.__wrapped__(points, labels, 3, moved, radii),
     )
     np.testing.assert_array_equal(
         c.knn._knn_counts(points, labels, queries, 5, 3, chunk=100),
@@ -880,12 +884,15 @@ def test_remembered_counts_are_right_when_threads_share_the_memo():
     rng = np.random.default_rng(2)
     points, labels = rng.random((300, 2)), rng.integers(0, 3, 300)
     batches = [(rng.random((40, 2)), np.full(40, 0.1 + 0.05 * i)) for i in range(2)]
-    expected = [c.rn._counts.__wrapped__(points, labels, 3, q, r) for q, r in batches]
+    expected = [
+        c.rn.label_counts_unchecked.__wrapped__(points, labels, 3, q, r)
+        for q, r in batches
+    ]
     wrong = []
 
     def worker(i):
         for _ in range(300):
-            got = c.rn._counts(points, labels, 3, *batches[i])
+            got = c.rn.label_counts_unchecked(points, labels, 3, *batches[i])
             if not np.array_equal(got, expected[i]):
                 wrong.append(i)
 

@@ -37,6 +37,16 @@ The package is split by idea; every public name is importable from
 """
 
 from . import inputs, interactive, knn, overlap, rn, uniform_grid
+from .inputs import (
+    check_batch,
+    check_k_at_most,
+    check_k_values,
+    check_private_points,
+    check_queries,
+    check_radii,
+    check_training,
+    remember_last,
+)
 from .interactive import (
     SIZE_SHARE,
     avre,
@@ -63,9 +73,12 @@ from .overlap import (
     rn_classify_batch,
 )
 from .rn import (
+    argmax_random_ties,
     exponential_label_probabilities,
     label_counts,
+    label_counts_unchecked,
     laplace_label_probabilities,
+    noisy_argmax,
     rn_classify_exponential,
     rn_classify_laplace,
     rn_classify_nonprivate,
@@ -80,7 +93,18 @@ from .uniform_grid import (
 )
 
 __all__ = [
+    "check_private_points",
+    "check_training",
+    "check_queries",
+    "check_radii",
+    "check_batch",
+    "check_k_values",
+    "check_k_at_most",
+    "remember_last",
     "label_counts",
+    "label_counts_unchecked",
+    "argmax_random_ties",
+    "noisy_argmax",
     "rn_classify_nonprivate",
     "rn_classify_laplace",
     "rn_classify_exponential",

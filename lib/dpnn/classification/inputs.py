@@ -2,7 +2,7 @@
 
 The training set is private: its points may be empty (a private function answers
 on every size), while the dimension, dtype and public domain are checked. The memo
-(:func:`_remember_last`) serves the deterministic, non-private counting that the
+(:func:`remember_last`) serves the deterministic, non-private counting that the
 studies repeat on one batch.
 """
 
@@ -15,10 +15,19 @@ import numpy as np
 
 from dpnn._validation import finite_array, positive_int
 
-__all__ = []
+__all__ = [
+    "check_private_points",
+    "check_training",
+    "check_queries",
+    "check_radii",
+    "check_batch",
+    "check_k_values",
+    "check_k_at_most",
+    "remember_last",
+]
 
 
-def _private_points(points, ndim=(2,)):
+def check_private_points(points, ndim=(2,)):
     """The private training points as an (n, d) array in [0, 1]^d; n = 0 is allowed.
 
     |D| is private, so zero records is an answerable dataset, not an error; the
@@ -34,10 +43,11 @@ def _private_points(points, ndim=(2,)):
     return points
 
 
-def _training(points, labels, n_labels):
-    """Validated training set: points (n, d) in [0, 1]^d, integer labels in [0,
-    n_labels); n may be 0."""
-    points = _private_points(points, ndim=(1, 2))
+def check_training(points, labels, n_labels):
+    """The training set checked: ``(points, labels, n_labels)`` with the points an (n,
+    d) float array in [0, 1]^d, the labels an intp array of integers in [0, n_labels)
+    and ``n_labels`` an integer >= 2; n may be 0. ValueError otherwise."""
+    points = check_private_points(points, ndim=(1, 2))
     n_labels = positive_int(n_labels, "n_labels", minimum=2)
     labels = np.asarray(labels)
     if labels.shape != (points.shape[0],):
@@ -54,8 +64,10 @@ def _training(points, labels, n_labels):
     return points, labels.astype(np.intp), n_labels
 
 
-def _queries(queries, dimension):
-    """Validated test instances as an (m, d) array."""
+def check_queries(queries, dimension):
+    """The test instances as an (m, d) float array, ``d = dimension`` (a 1-D array is
+    one instance when ``dimension > 1``, else m instances of one coordinate);
+    ValueError otherwise."""
     queries = finite_array(queries, "queries", ndim=(1, 2))
     if queries.ndim == 1:
         queries = queries[None, :] if dimension > 1 else queries[:, None]
@@ -79,8 +91,9 @@ def _per_instance(values, n_queries, name):
     return np.broadcast_to(values, (n_queries,))
 
 
-def _radii(radii, n_queries, name="radii"):
-    """Radii as a length-n_queries array of finite numbers > 0."""
+def check_radii(radii, n_queries, name="radii"):
+    """The radii as a float array of length ``n_queries`` (a number is every instance's
+    radius), checked to be finite and > 0; ValueError (naming ``name``) otherwise."""
     radii = _per_instance(finite_array(radii, name), n_queries, name).astype(float)
     if np.any(radii <= 0):
         raise ValueError(
@@ -89,8 +102,18 @@ def _radii(radii, n_queries, name="radii"):
     return radii
 
 
-def _k_values(k, n_queries):
-    """k per test instance as integers >= 1 (a scalar or one per instance).
+def check_batch(points, labels, queries, radii, n_labels):
+    """The inputs of a batch of r-N test instances checked:
+    ``(points, labels, n_labels, queries, radii)`` as :func:`check_training`,
+    :func:`check_queries` and :func:`check_radii` return them."""
+    points, labels, n_labels = check_training(points, labels, n_labels)
+    queries = check_queries(queries, points.shape[1])
+    return points, labels, n_labels, queries, check_radii(radii, queries.shape[0])
+
+
+def check_k_values(k, n_queries):
+    """k per test instance as an intp array of length ``n_queries`` of integers >= 1
+    (a scalar or one per instance); ValueError otherwise.
 
     No upper bound: in the private functions ``|D|`` is private, and refusing
     ``k > |D|`` would reveal that ``|D| < k`` (one dataset answers, its
@@ -111,10 +134,10 @@ def _k_values(k, n_queries):
     return k.astype(np.intp)
 
 
-def _k_at_most(k, n_queries, n_points):
-    """k per test instance as integers in [1, n_points]; only for non-private functions
-    (|D| is read openly)."""
-    k = _k_values(k, n_queries)
+def check_k_at_most(k, n_queries, n_points):
+    """k per test instance as an intp array of integers in [1, n_points]; ValueError
+    otherwise. Only for non-private functions (|D| is read openly)."""
+    k = check_k_values(k, n_queries)
     if k.max() > n_points:
         raise ValueError(
             f"k must be an integer in [1, |D|] = [1, {n_points}], got "
@@ -139,7 +162,7 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _remember_last(function):
+def remember_last(function):
     """Answer a call with the same arguments as the previous one from memory (a copy),
     else compute.
 

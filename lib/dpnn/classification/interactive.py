@@ -23,7 +23,7 @@ from dpnn._validation import (
     probability_open,
 )
 
-from .inputs import _k_values, _private_points, _queries, _radii
+from .inputs import check_k_values, check_private_points, check_queries, check_radii
 
 __all__ = [
     "SIZE_SHARE",
@@ -95,9 +95,9 @@ def convert_interactive(
     candidate holding the most points). Refusing such a k would be a
     deterministic distinguisher of ``|D| < k``.
     """
-    points = _private_points(points)
-    queries = _queries(queries, points.shape[1])
-    k = _k_values(k, queries.shape[0])
+    points = check_private_points(points)
+    queries = check_queries(queries, points.shape[1])
+    k = check_k_values(k, queries.shape[0])
     epsilon_hat = positive_finite(epsilon_hat, "epsilon_hat")
     size_share = probability_open(size_share, "size_share")
     rng = generator(rng)
@@ -166,11 +166,11 @@ def rmse_k(points, queries, radii, true_radii) -> float:
     (equal to k unless distances tie, as they do on integer-valued data).
     """
     tree = cKDTree(finite_array(points, "points", ndim=(2,)))
-    queries = _queries(queries, tree.m)
+    queries = check_queries(queries, tree.m)
     exact = tree.query_ball_point(
-        queries, _radii(true_radii, queries.shape[0]), return_length=True
+        queries, check_radii(true_radii, queries.shape[0]), return_length=True
     )
     reached = tree.query_ball_point(
-        queries, _radii(radii, queries.shape[0]), return_length=True
+        queries, check_radii(radii, queries.shape[0]), return_length=True
     )
     return float(np.sqrt(np.mean((exact - reached) ** 2.0)))

@@ -18,8 +18,14 @@ from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite, probability_open
 
 from . import interactive, overlap, uniform_grid
-from .inputs import _k_at_most, _k_values, _queries, _remember_last, _training
-from .rn import _argmax_random_ties
+from .inputs import (
+    check_k_at_most,
+    check_k_values,
+    check_queries,
+    check_training,
+    remember_last,
+)
+from .rn import argmax_random_ties
 
 __all__ = [
     "knn_radii",
@@ -33,8 +39,8 @@ def knn_radii(points, queries, k):
     """The non-private conversion: ``r = delta(x, x^k)``, the distance to the k-th
     nearest neighbour."""
     points = finite_array(points, "points", ndim=(2,))
-    queries = _queries(queries, points.shape[1])
-    k = _k_at_most(k, queries.shape[0], points.shape[0])
+    queries = check_queries(queries, points.shape[1])
+    k = check_k_at_most(k, queries.shape[0], points.shape[0])
     distance, _ = cKDTree(points).query(queries, k=int(k.max()))
     distance = distance.reshape(queries.shape[0], -1)
     return distance[np.arange(queries.shape[0]), k - 1]
@@ -54,7 +60,7 @@ def _record_order(points, labels):
     return rank
 
 
-@_remember_last
+@remember_last
 def _knn_counts(points, labels, queries, k, n_labels, chunk=1 << 22):
     """Label counts among the k nearest neighbours (Def. 11), shape (|X|, n_labels).
 
@@ -126,10 +132,10 @@ def _knn_counts_lexsort(points, labels, queries, k, n_labels, chunk=1 << 22):
 def knn_classify_nonprivate(points, labels, queries, k, rng, *, n_labels):
     """The k-NN classifier (Def. 12), majority vote with random tie-breaks. Not private:
     k must be <= |D|."""
-    points, labels, n_labels = _training(points, labels, n_labels)
-    queries = _queries(queries, points.shape[1])
-    k = int(_k_at_most(k, 1, points.shape[0])[0])
-    return _argmax_random_ties(
+    points, labels, n_labels = check_training(points, labels, n_labels)
+    queries = check_queries(queries, points.shape[1])
+    k = int(check_k_at_most(k, 1, points.shape[0])[0])
+    return argmax_random_ties(
         _knn_counts(points, labels, queries, k, n_labels), generator(rng)
     )
 
@@ -146,9 +152,9 @@ def knn_classify_baseline(points, labels, queries, k, epsilon, rng, *, n_labels)
     ``D`` (adding a record then raises one label's count by 1: sensitivity
     still 1); ``|D|`` is private, so a larger k is not an error.
     """
-    points, labels, n_labels = _training(points, labels, n_labels)
-    queries = _queries(queries, points.shape[1])
-    k = int(_k_values(k, 1)[0])
+    points, labels, n_labels = check_training(points, labels, n_labels)
+    queries = check_queries(queries, points.shape[1])
+    k = int(check_k_values(k, 1)[0])
     epsilon = positive_finite(epsilon, "epsilon")
     counts = _knn_counts(points, labels, queries, k, n_labels)
     return mechanisms.exponential(
@@ -180,9 +186,9 @@ def knn_classify_private(
     instance) and may exceed the private ``|D|``; each conversion says what
     radius it then returns.
     """
-    points, labels, n_labels = _training(points, labels, n_labels)
-    queries = _queries(queries, points.shape[1])
-    k = _k_values(k, queries.shape[0])
+    points, labels, n_labels = check_training(points, labels, n_labels)
+    queries = check_queries(queries, points.shape[1])
+    k = check_k_values(k, queries.shape[0])
     epsilon = positive_finite(epsilon, "epsilon")
     w = probability_open(w, "w")
     rng = generator(rng)

@@ -20,8 +20,8 @@ from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
 
 from . import rn
-from .inputs import _radii, _remember_last
-from .rn import _batch, _counts, _noisy_argmax
+from .inputs import check_batch, check_radii, remember_last
+from .rn import label_counts_unchecked, noisy_argmax
 
 __all__ = [
     "OVERLAP_SLACK",
@@ -56,7 +56,7 @@ def region_overlap_graph(queries, radii):
     epsilon-DP; it adds edges only between balls within about 1e-9 of touching.
     """
     queries = finite_array(queries, "queries", ndim=(2,))
-    radii = _radii(radii, queries.shape[0])
+    radii = check_radii(radii, queries.shape[0])
     graph = nx.Graph()
     graph.add_nodes_from(range(queries.shape[0]))
     graph.add_edges_from(map(tuple, _overlap_pairs(queries, radii)))
@@ -203,7 +203,7 @@ def overlap_components(graph):
     return components
 
 
-@_remember_last
+@remember_last
 def _batch_components(queries, radii):
     """``overlap_components(region_overlap_graph(queries, radii))``, remembered for the
     next call on the same batch.
@@ -248,7 +248,7 @@ def overlap_depth(queries, radii, locations):
     of the batch; Lemma 3 says it is at most the MCS of the component.
     """
     queries = finite_array(queries, "queries", ndim=(2,))
-    radii = _radii(radii, queries.shape[0])
+    radii = check_radii(radii, queries.shape[0])
     locations = finite_array(locations, "locations", ndim=(2,))
     distance = np.linalg.norm(locations[:, None, :] - queries[None, :, :], axis=2)
     return distance <= radii[None, :]
@@ -283,10 +283,10 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
     """
     epsilon = positive_finite(epsilon, "epsilon")
     rng = generator(rng)
-    points, labels, n_labels, queries, radii = _batch(
+    points, labels, n_labels, queries, radii = check_batch(
         points, labels, queries, radii, n_labels
     )
-    counts = _counts(points, labels, n_labels, queries, radii)
+    counts = label_counts_unchecked(points, labels, n_labels, queries, radii)
     components = _batch_components(queries, radii)
     component = np.empty(counts.shape[0], dtype=np.intp)
     mcs = np.array([size for _, size in components], dtype=np.intp)
@@ -294,7 +294,7 @@ def rn_classify_batch(points, labels, queries, radii, epsilon, rng, *, n_labels)
         component[nodes] = index
     epsilons = epsilon / mcs[component]
     return RNResult(
-        _noisy_argmax(counts, epsilons, rng), epsilons, component, divisors=mcs
+        noisy_argmax(counts, epsilons, rng), epsilons, component, divisors=mcs
     )
 
 
@@ -311,7 +311,7 @@ def rn_classify_baseline(
     counts = rn.label_counts(points, labels, queries, radii, n_labels)
     share = epsilon / counts.shape[0]
     if mechanism == "laplace":
-        predicted = _noisy_argmax(counts, share, rng)
+        predicted = noisy_argmax(counts, share, rng)
     elif mechanism == "exponential":
         predicted = mechanisms.exponential(counts, share, 1.0, rng)
     else:

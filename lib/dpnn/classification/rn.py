@@ -14,7 +14,7 @@ from scipy.spatial import cKDTree
 from dpnn import mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
 
-from .inputs import _queries, _radii, _remember_last, _training
+from .inputs import check_batch, check_training, remember_last
 
 __all__ = [
     "label_counts",
@@ -23,20 +23,22 @@ __all__ = [
     "rn_classify_exponential",
     "exponential_label_probabilities",
     "laplace_label_probabilities",
+    "label_counts_unchecked",
+    "argmax_random_ties",
+    "noisy_argmax",
 ]
 
 
-def _batch(points, labels, queries, radii, n_labels):
-    """Validated (points, labels, n_labels, queries, radii) of a batch of r-N test
-    instances."""
-    points, labels, n_labels = _training(points, labels, n_labels)
-    queries = _queries(queries, points.shape[1])
-    return points, labels, n_labels, queries, _radii(radii, queries.shape[0])
+@remember_last
+def label_counts_unchecked(points, labels, n_labels, queries, radii):
+    """:func:`label_counts` without its input checks, for inputs as
+    :func:`~dpnn.classification.inputs.check_batch` returns them (note the order:
+    ``n_labels`` before the queries).
 
-
-@_remember_last
-def _counts(points, labels, n_labels, queries, radii):
-    """Unchecked core of :func:`label_counts`."""
+    The last call's answer is remembered (see
+    :func:`~dpnn.classification.inputs.remember_last`): the studies count one batch
+    once per method and budget. Not private.
+    """
     counts = np.zeros((queries.shape[0], n_labels), dtype=np.int64)
     for label in range(n_labels):
         members = points[labels == label]
@@ -54,11 +56,15 @@ def label_counts(points, labels, queries, radii, n_labels):
     One k-d tree per label, so each count is one ``query_ball_point`` call
     (Euclidean distance, closed ball ``delta(x, t) <= r``). Not private.
     """
-    return _counts(*_batch(points, labels, queries, radii, n_labels))
+    return label_counts_unchecked(
+        *check_batch(points, labels, queries, radii, n_labels)
+    )
 
 
-def _argmax_random_ties(scores, rng):
-    """Row-wise argmax; ties broken uniformly at random (the paper's rule for ties)."""
+def argmax_random_ties(scores, rng):
+    """The column of the largest score in each row of the 2-D array ``scores``, ties
+    broken uniformly at random (the paper's rule for ties), one uniform number per
+    entry."""
     jitter = rng.random(scores.shape)
     best = scores == scores.max(axis=1, keepdims=True)
     return np.argmax(np.where(best, jitter, -1.0), axis=1)
@@ -68,12 +74,18 @@ def rn_classify_nonprivate(counts, rng):
     """The r-N classifier (Def. 9): ``argmax_I c_{x,r}(I)`` per row, ties at random. Not
     private."""
     counts = finite_array(counts, "counts", ndim=(2,))
-    return _argmax_random_ties(counts, generator(rng))
+    return argmax_random_ties(counts, generator(rng))
 
 
-def _noisy_argmax(counts, epsilon, rng):
-    """Alg. 1 on each row of ``counts``: argmax of ``c(I) + Lap(1/epsilon)``;
-    ``epsilon`` per row."""
+def noisy_argmax(counts, epsilon, rng):
+    """Alg. 1 on each row of ``counts``: the argmax of ``c(I) + Lap(1/epsilon)``, with
+    ``epsilon`` one number or one per row.
+
+    Privacy: when adding or removing one training instance changes a row's counts by
+    at most 1 in total (L1 sensitivity 1, as the label counts of one ball), that row's
+    label is ``epsilon``-DP: the Laplace mechanism on its counts, then post-processing
+    (Thm 1).
+    """
     epsilon = np.broadcast_to(epsilon, (counts.shape[0],))[:, None]
     noisy = counts + rng.laplace(0.0, 1.0, size=counts.shape) / epsilon
     return np.argmax(noisy, axis=1)
@@ -83,7 +95,7 @@ def _one_instance_counts(points, labels, query, radius, n_labels):
     """Validated label counts ``c_{x,r}(I)`` of one test instance ``(x, r)``, shape
     (n_labels,)."""
     radius = positive_finite(radius, "radius")
-    points, labels, n_labels = _training(points, labels, n_labels)
+    points, labels, n_labels = check_training(points, labels, n_labels)
     query = finite_array(query, "query", ndim=(1, 2))
     query = query[None, :] if query.ndim == 1 else query
     if query.shape != (1, points.shape[1]):
@@ -92,7 +104,9 @@ def _one_instance_counts(points, labels, query, radius, n_labels):
             f"row of {points.shape[1]} coordinates), "
             f"got shape {query.shape}"
         )
-    return _counts(points, labels, n_labels, query, np.array([radius]))[0]
+    return label_counts_unchecked(points, labels, n_labels, query, np.array([radius]))[
+        0
+    ]
 
 
 def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels):
@@ -105,7 +119,7 @@ def rn_classify_laplace(points, labels, query, radius, epsilon, rng, *, n_labels
     """
     epsilon = positive_finite(epsilon, "epsilon")
     counts = _one_instance_counts(points, labels, query, radius, n_labels)
-    return int(_noisy_argmax(counts[None, :], epsilon, generator(rng))[0])
+    return int(noisy_argmax(counts[None, :], epsilon, generator(rng))[0])
 
 
 def rn_classify_exponential(points, labels, query, radius, epsilon, rng, *, n_labels):

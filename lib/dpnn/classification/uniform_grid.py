@@ -18,7 +18,7 @@ from dpnn import mechanisms
 from dpnn._validation import generator, positive_finite, positive_int, probability_open
 
 from . import interactive
-from .inputs import _k_values, _private_points, _queries
+from .inputs import check_k_values, check_private_points, check_queries
 
 __all__ = [
     "grid_size",
@@ -76,7 +76,7 @@ def private_uniform_grid(
     the rest goes to ``Lap(1 / ((1 - size_share) epsilon))`` on every cell count
     (one instance lies in one cell: sensitivity 1, parallel composition over cells).
     """
-    points = _private_points(points)
+    points = check_private_points(points)
     epsilon = positive_finite(epsilon, "epsilon")
     size_share = probability_open(size_share, "size_share")
     rng = generator(rng)
@@ -287,8 +287,8 @@ def convert_noninteractive(grid, queries, k, gamma, rng, *, n_samples=256):
     rarely reaches k, and the radius is the diameter); the conversion never
     reads ``|D|``, and refusing ``k > |D|`` would leak it.
     """
-    queries = _queries(queries, grid.dimension)
-    k = _k_values(k, queries.shape[0])
+    queries = check_queries(queries, grid.dimension)
+    k = check_k_values(k, queries.shape[0])
     gamma = positive_finite(gamma, "gamma")
     diameter = math.sqrt(grid.dimension)
     steps = max(1, int(math.floor(diameter / gamma)))
