@@ -373,8 +373,12 @@ def run_grid(
     else:
         function = evaluate
     if backend == "dask":
+        # on the cluster the bar is the runner's (``progress`` is unused)
+        cases = [(point, seed, delta_exponent) for point in points]
         return pd.DataFrame(
-            _run_on_dask(function, points, seed, delta_exponent, scheduler, progress)
+            cached_loops.run_cases(
+                function, cases, desc="grid points", backend="dask", scheduler=scheduler
+            )
         )
     # tqdm.auto warns at import in a kernel without ipywidgets; import it only for a bar
     if progress:
@@ -390,17 +394,3 @@ def run_grid(
         delayed(function)(p, seed, delta_exponent) for p in iterator
     )
     return pd.DataFrame(rows)
-
-
-def _run_on_dask(
-    function, points, seed, delta_exponent, scheduler, progress
-) -> list[dict]:
-    """``function(point, seed, delta_exponent)`` for every point on a Dask cluster.
-
-    The rows come back in the order of ``points``; the cluster loop
-    is
-    :func:`companion.cached_loops._run_on_dask`, whose bar is the runner's
-    (``progress`` is unused).
-    """
-    calls = [(function, (point, seed, delta_exponent)) for point in points]
-    return cached_loops._run_on_dask(calls, scheduler, "grid points")
