@@ -216,3 +216,26 @@ def test_the_controls_are_laid_out_in_rows_of_wide_sliders():
     # description, readout: a track of >= 200 px
     assert explorers.CONTROL_WIDTH - 110 - 90 >= 200
     matplotlib.pyplot.close("all")
+
+
+def test_slider_and_explore_draw_the_defaults_and_redraw_on_a_move():
+    import ipywidgets
+
+    control = explorers.slider("FloatSlider", "x", ".2f", min=0, max=2, step=0.5)
+    assert isinstance(control, ipywidgets.FloatSlider)
+    assert (control.description, control.readout_format) == ("x", ".2f")
+    assert control.continuous_update is False and control.max == 2
+    drawn = []
+
+    def draw(x, title):
+        drawn.append((x, title))
+        return matplotlib.pyplot.figure()
+
+    defaults = {"x": 1.0, "title": "t"}
+    figure = explorers.explore(draw, {"x": control}, defaults, live=False)
+    assert isinstance(figure, matplotlib.figure.Figure) and drawn == [(1.0, "t")]
+    box = explorers.explore(draw, {"x": control}, defaults, live=True)
+    assert isinstance(box, ipywidgets.VBox) and control.value == 1.0
+    control.value = 1.5
+    assert drawn[1:] == [(1.0, "t"), (1.5, "t")]
+    matplotlib.pyplot.close("all")

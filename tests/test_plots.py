@@ -50,6 +50,14 @@ def test_use_style_loads_the_packaged_style():
         assert matplotlib.rcParams["savefig.dpi"] == 150
 
 
+def test_figure_and_axes_draws_on_the_given_axes_or_on_a_new_figure():
+    fig, ax = plt.subplots(1, 2)
+    assert plots.figure_and_axes(ax[1]) == (fig, ax[1])
+    new_fig, new_ax = plots.figure_and_axes(None)
+    assert new_fig is not fig and new_fig.axes == [new_ax]
+    plt.close("all")
+
+
 def test_every_helper_returns_its_figure():
     import pandas as pd
 

@@ -28,7 +28,14 @@ The explorers, their notebooks and what moves:
 
 from __future__ import annotations
 
-from .controls import CONTROL_WIDTH, DESCRIPTION_WIDTH, live_front_end, readout
+from .controls import (
+    CONTROL_WIDTH,
+    DESCRIPTION_WIDTH,
+    explore,
+    live_front_end,
+    readout,
+    slider,
+)
 from .dptt import dptt_figure, dptt_step_probabilities, dptt_trace, explore_dptt
 from .privacy import (
     composition_bounds,
@@ -45,6 +52,8 @@ __all__ = [
     "CONTROL_WIDTH",
     "DESCRIPTION_WIDTH",
     "readout",
+    "slider",
+    "explore",
     "laplace_figure",
     "explore_laplace",
     "composition_bounds",

@@ -9,7 +9,14 @@ import re
 
 import matplotlib.pyplot as plt
 
-__all__ = ["live_front_end", "CONTROL_WIDTH", "DESCRIPTION_WIDTH", "readout"]
+__all__ = [
+    "live_front_end",
+    "CONTROL_WIDTH",
+    "DESCRIPTION_WIDTH",
+    "readout",
+    "slider",
+    "explore",
+]
 
 
 def live_front_end() -> bool:
@@ -60,8 +67,10 @@ def readout(value, fmt: str) -> str:
     return re.sub(r"e([+-])0*(\d)", r"e\1\2", text) if fmt.endswith("e") else text
 
 
-def _slider(kind: str, description: str, fmt: str, **options):
-    """One ipywidgets slider of the explorers' layout, redrawing on release."""
+def slider(kind: str, description: str, fmt: str, **options):
+    """A new ipywidgets slider of class ``kind`` (e.g. ``"FloatSlider"``) with the
+    explorers' layout: ``description``, readout format ``fmt``, and a redraw only when
+    released; ``options`` (min, max, step, ...) go to the widget."""
     import ipywidgets as widgets
 
     return getattr(widgets, kind)(
@@ -85,9 +94,11 @@ def _controls_grid(controls: dict):
     )
 
 
-def _explore(draw, controls: dict, defaults: dict, live):
-    """Static figure of ``draw(**defaults)``, or sliders (``controls``: name -> widget)
-    that redraw it."""
+def explore(draw, controls: dict, defaults: dict, live):
+    """Show the figure ``draw(**defaults)``: as is when ``live`` is false (for ``None``:
+    outside a live front end, see :func:`live_front_end`), and return it; else under
+    the sliders ``controls`` (name -> widget, set to ``defaults``), each redrawing it
+    with its value, and return the box of sliders and figure."""
     if live is None:
         live = live_front_end()
     if not live:

@@ -9,7 +9,7 @@ from scipy.special import expit
 from companion import plots
 from dpnn.trees import build_tree
 
-from .controls import _explore, _slider, live_front_end, readout
+from .controls import explore, live_front_end, readout, slider
 
 __all__ = ["dptt_trace", "dptt_figure", "dptt_step_probabilities", "explore_dptt"]
 
@@ -153,12 +153,12 @@ def explore_dptt(
         height = int(np.ceil(np.log2(max(int(n_points), 2))))
         defaults["step"] = height if step is None else step
         controls = {
-            "step": _slider("IntSlider", "step", "d", min=0, max=height),
-            "epsilon": _slider(
+            "step": slider("IntSlider", "step", "d", min=0, max=height),
+            "epsilon": slider(
                 "FloatLogSlider", "ε per step", ".2f", min=-1, max=2, step=0.05
             ),
-            "query": _slider("FloatSlider", "query", ".1f", min=0, max=100, step=0.5),
+            "query": slider("FloatSlider", "query", ".1f", min=0, max=100, step=0.5),
             "utility": widgets.Dropdown(options=["dis", "cmp"], description="utility"),
-            "seed": _slider("IntSlider", "seed", "d", min=0, max=50),
+            "seed": slider("IntSlider", "seed", "d", min=0, max=50),
         }
-    return _explore(dptt_figure, controls, defaults, live)
+    return explore(dptt_figure, controls, defaults, live)

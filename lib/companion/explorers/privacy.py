@@ -11,7 +11,7 @@ from companion import plots
 from dpnn import accounting, mechanisms
 from dpnn._validation import positive_finite
 
-from .controls import _explore, _slider, live_front_end, readout
+from .controls import explore, live_front_end, readout, slider
 
 __all__ = [
     "laplace_figure",
@@ -63,12 +63,10 @@ def explore_laplace(epsilon: float = 1.0, sensitivity: float = 1.0, *, live=None
     controls = {}
     if live or (live is None and live_front_end()):
         controls = {
-            "epsilon": _slider("FloatLogSlider", "ε", ".2f", min=-2, max=1, step=0.05),
-            "sensitivity": _slider(
-                "FloatSlider", "Δf", ".1f", min=0.5, max=5, step=0.5
-            ),
+            "epsilon": slider("FloatLogSlider", "ε", ".2f", min=-2, max=1, step=0.05),
+            "sensitivity": slider("FloatSlider", "Δf", ".1f", min=0.5, max=5, step=0.5),
         }
-    return _explore(
+    return explore(
         laplace_figure, controls, {"epsilon": epsilon, "sensitivity": sensitivity}, live
     )
 
@@ -133,13 +131,13 @@ def explore_composition(
     controls = {}
     if live or (live is None and live_front_end()):
         controls = {
-            "epsilon": _slider(
+            "epsilon": slider(
                 "FloatLogSlider", "ε per step", ".3f", min=-3, max=1, step=0.1
             ),
-            "delta": _slider("FloatLogSlider", "δ", ".0e", min=-12, max=-2, step=1),
-            "k_max": _slider("IntSlider", "k max", "d", min=10, max=10_000, step=10),
+            "delta": slider("FloatLogSlider", "δ", ".0e", min=-12, max=-2, step=1),
+            "k_max": slider("IntSlider", "k max", "d", min=10, max=10_000, step=10),
         }
-    return _explore(
+    return explore(
         composition_figure,
         controls,
         {"epsilon": epsilon, "delta": delta, "k_max": k_max},
@@ -199,14 +197,14 @@ def explore_planar_laplace(
     controls = {}
     if live or (live is None and live_front_end()):
         controls = {
-            "epsilon_star": _slider(
+            "epsilon_star": slider(
                 "FloatLogSlider", "ε*", ".2f", min=-1, max=2, step=0.05
             ),
-            "radius_m": _slider(
+            "radius_m": slider(
                 "FloatSlider", "r (m)", ".0f", min=10, max=5000, step=10
             ),
         }
-    return _explore(
+    return explore(
         planar_laplace_figure,
         controls,
         {"epsilon_star": epsilon_star, "radius_m": radius_m},

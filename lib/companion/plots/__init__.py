@@ -9,7 +9,7 @@ The package is split by family; every helper is importable from ``companion.plot
 
 ==================  ==================================================================
 ``style``           the seaborn theme and matplotlib style, ``save`` and ``figures_dir``
-``common``          ``curves`` and ``theory_vs_simulation``, used by several chapters
+``common``          ``figure_and_axes``, ``curves``, ``theory_vs_simulation``: shared
 ``primitives``      mechanisms, privacy loss and planar noise (notebooks 01-03)
 ``dptt``            k-d trees, DP-TT paths, protocols and accuracy (notebooks 04-06)
 ``evaluation``      the thesis's evaluation panels (notebooks 07-08)
@@ -40,7 +40,7 @@ from .adversary import (
 )
 from .cgp import hull_release_map, quantile_curves
 from .classification import overlap_picture, summary_panels
-from .common import curves, theory_vs_simulation
+from .common import curves, figure_and_axes, theory_vs_simulation
 from .dptt import (
     accuracy_curves,
     kd_partition,
@@ -66,6 +66,7 @@ __all__ = [
     "figures_dir",
     "save",
     "curves",
+    "figure_and_axes",
     "theory_vs_simulation",
     "output_histograms",
     "log_ratio_bins",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import seaborn as sns
 
-from .common import _axes
+from .common import figure_and_axes
 
 __all__ = ["inference_error_panel", "actual_against_accounted", "error_against_rmse"]
 
@@ -20,7 +20,7 @@ def inference_error_panel(
     (in domain diameters); ``standard_errors`` the same for error bars;
     ``prior_only`` is drawn as a dashed horizontal reference line.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     colours = sns.color_palette("colorblind", len(errors))
     for colour, (name, values) in zip(colours, errors.items()):
         err = None if standard_errors is None else standard_errors.get(name)
@@ -60,7 +60,7 @@ def actual_against_accounted(
     pairs (the worst found), drawn as markers. Both axes are logarithmic.
     ``legend`` is the legend's matplotlib location, or None for no legend.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     for name, values in actual.items():
         ax.plot(distance, values, marker="o", ms=4, label=name)
     for (name, point), shape in zip((marked or {}).items(), "*Ds^"):
@@ -95,7 +95,7 @@ def error_against_rmse(rmse, errors, prior_only, *, title="", ax=None):
     (both in domain diameters); one line per mechanism, x logarithmic, the
     prior-only error as a dashed line.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     colours = sns.color_palette("colorblind", len(errors))
     for colour, name in zip(colours, errors):
         order = np.argsort(rmse[name])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .common import _axes
+from .common import figure_and_axes
 
 __all__ = ["quantile_curves", "hull_release_map"]
 
@@ -34,7 +34,7 @@ def quantile_curves(
     """
     if band not in ("fill", "bars"):
         raise ValueError(f"band must be 'fill' or 'bars', got {band!r}")
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     groups = list(table.groupby(by, sort=False))
     for g, (label, group) in enumerate(groups):
         stats = group.groupby(x)[value]
@@ -80,7 +80,7 @@ def hull_release_map(points, release, *, ax=None):
     private hull (Liang and Yi §4.4)."""
     from scipy.spatial import ConvexHull
 
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     ax.scatter(points[:, 0], points[:, 1], s=1, color="0.6", label="user's points")
     for pts, style, label in (
         (points, "-", "true hull"),

@@ -5,10 +5,12 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-__all__ = ["curves", "theory_vs_simulation"]
+__all__ = ["figure_and_axes", "curves", "theory_vs_simulation"]
 
 
-def _axes(ax):
+def figure_and_axes(ax):
+    """``(figure, axes)`` to draw on: ``ax`` and its figure, or a new figure with one
+    axes when ``ax`` is None."""
     if ax is None:
         fig, ax = plt.subplots()
         return fig, ax
@@ -28,7 +30,7 @@ def curves(
     **line_kwargs,
 ):
     """Line plot of several named series (label -> y values) over a shared x."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     for label, y in series.items():
         ax.plot(x, y, marker=marker, ms=4, label=label, **line_kwargs)
     if logx:
@@ -62,7 +64,7 @@ def theory_vs_simulation(
     ``legend`` optionally maps a simulated label to its own legend text. With
     ``logx`` the x values themselves are the tick labels.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     colours = sns.color_palette("colorblind", max(len(analytic), len(simulated)))
     labels = list(dict.fromkeys(list(analytic) + list(simulated)))
     for colour, label in zip(colours, labels):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .common import _axes
+from .common import figure_and_axes
 
 __all__ = [
     "kd_partition",
@@ -23,7 +23,7 @@ def kd_partition(tree, *, ax=None, labels=True):
     With ``labels`` each point carries its index and each split line its node
     number ``n<k>``, the labels :func:`tree_diagram` draws with ``labels=True``.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     points = tree.points
     low, high = points.min(axis=0), points.max(axis=0)
     pad = 0.05 * (high - low)
@@ -95,7 +95,7 @@ def tree_diagram(
     With ``labels`` inner nodes show their number ``n<k>`` and leaves the index
     of their point, as :func:`kd_partition` labels them.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     x = np.zeros(tree.n_nodes)
     leaves = np.flatnonzero(tree.is_leaf)
     x[leaves] = tree.lo[leaves]
@@ -198,7 +198,7 @@ def accuracy_curves(
 ):
     """Accuracy (0-1) of several methods against a shared x, with optional
     standard-error bars."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     for label, y in series.items():
         err = None if errors is None else errors.get(label)
         ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=2, label=label)
@@ -217,7 +217,7 @@ def protocol_sequence(messages, *, ax=None, title=None):
 
     ``sender`` is ``"server"`` or ``"client"``; arrows run top to bottom in order.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     n = len(messages)
     for x, name in ((0.0, "server"), (1.0, "client")):
         ax.plot([x, x], [0.5, -n - 0.2], color="0.4", lw=1.5)
@@ -265,7 +265,7 @@ def labelled_scatter(
     ``label_offsets`` maps a label to its (dx, dy) offset in points (default
     (4, 4)), to move labels of nearby points apart.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     ax.scatter(x, y, **scatter_kwargs)
     for xi, yi, label in zip(x, y, labels):
         ax.annotate(

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-from .common import _axes
+from .common import figure_and_axes
 
 __all__ = [
     "output_histograms",
@@ -21,7 +21,7 @@ __all__ = [
 def output_histograms(samples_a, samples_b, bins, *, labels=("M(D)", "M(D')"), ax=None):
     """Overlaid density histograms of a mechanism's outputs on two neighbouring
     inputs."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     for samples, label in zip((samples_a, samples_b), labels):
         ax.hist(
             samples,
@@ -40,7 +40,7 @@ def output_histograms(samples_a, samples_b, bins, *, labels=("M(D)", "M(D')"), a
 def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=None):
     """Per-bin empirical log-ratio log(p_D / p_D') with +-z standard errors, against
     +-epsilon."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     ax.errorbar(
         centers,
         log_ratio,
@@ -66,7 +66,7 @@ def log_ratio_bins(centers, log_ratio, standard_error, epsilon, *, z=2.0, ax=Non
 def selection_probabilities(epsilons, probabilities, labels, *, ax=None):
     """Selection probability of each candidate (columns of ``probabilities``) against
     epsilon."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     probabilities = np.asarray(probabilities)
     for column, label in enumerate(labels):
         ax.plot(epsilons, probabilities[:, column], label=label)
@@ -81,7 +81,7 @@ def selection_probabilities(epsilons, probabilities, labels, *, ax=None):
 def noise_cloud(clouds, origin, *, ax=None, s=2):
     """Scatter of perturbed locations, one colour per label in ``clouds`` (label -> (n,
     2))."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     for label, points in clouds.items():
         points = np.asarray(points)
         ax.scatter(
@@ -108,7 +108,7 @@ def noise_cloud(clouds, origin, *, ax=None, s=2):
 
 def ecdf_against_cdf(samples, grid, cdf, *, label="analytic CDF", ax=None):
     """Empirical CDF of ``samples`` against an analytic CDF evaluated on ``grid``."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     sns.ecdfplot(x=np.asarray(samples), ax=ax, label="empirical CDF")
     ax.plot(grid, cdf, ls="--", color="black", label=label)
     ax.set_ylabel("Pr[R ≤ r]")
@@ -119,7 +119,7 @@ def ecdf_against_cdf(samples, grid, cdf, *, label="analytic CDF", ax=None):
 def geo_query_map(points, query, perturbed, true_index, released_index, *, ax=None):
     """One GEO query drawn on the map: places, true and perturbed query, true and
     released neighbour."""
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     points = np.asarray(points)
     ax.scatter(
         points[:, 0], points[:, 1], s=6, color="0.6", label="places", rasterized=True

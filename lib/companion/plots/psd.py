@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .common import _axes
+from .common import figure_and_axes
 
 __all__ = ["psd_tree", "error_bars_by_shape"]
 
@@ -74,7 +74,7 @@ def psd_tree(boxes, counts, *, rect=None, canonical=(), points=None, ax=None):
     released count, ``points`` are drawn faintly, the query ``rect`` dashed red,
     and the ``canonical`` nodes ``(depth, index, weight)`` shaded with their count.
     """
-    fig, ax = _axes(ax)
+    fig, ax = figure_and_axes(ax)
     if points is not None:
         ax.scatter(points[:, 0], points[:, 1], s=2, color="0.6", zorder=1)
     height = len(boxes) - 1
