@@ -793,6 +793,24 @@ def test_summarize_uses_student_t_half_widths():
         )
 
 
+def _fold_sizes(fold, train, test, seed, label):
+    return [{"fold": fold, "train": len(train), "test": tuple(test), "label": label}]
+
+
+def test_over_folds_runs_each_fold_of_one_seeded_split_and_samples_its_test_set():
+    table = gursoy.over_folds(_fold_sizes, 10, 5, 3, 1, "folds", "x")
+    assert list(table["fold"]) == [0, 1, 2, 3, 4] and set(table["label"]) == {"x"}
+    assert set(table["train"]) == {8}
+    # the test sets partition the points, as the split the same seed gives
+    assert sorted(i for test in table["test"] for i in test) == list(range(10))
+    splits = gursoy.cv_splits(10, 5, np.random.default_rng(3))
+    assert [tuple(test) for _, test in splits] == list(table["test"])
+    test = np.array([4, 7, 9])
+    drawn = gursoy.sample_test(test, 2, np.random.default_rng(0))
+    assert len(set(drawn)) == 2 and set(drawn) <= set(test)
+    assert sorted(gursoy.sample_test(test, 5, np.random.default_rng(0))) == [4, 7, 9]
+
+
 def test_conversion_metrics_exact_values():
     assert c.avre([1.1, 0.5], [1.0, 1.0]) == pytest.approx(30.0)
     points = np.array([[0.0, 0.0], [0.1, 0.0], [0.2, 0.0], [0.3, 0.0]])

@@ -800,6 +800,23 @@ def test_build_psd_rejects_unknown_name():
         cormode.build_psd("kd-magic", [[0.5, 0.5]], UNIT, 2, 1.0, 0)
 
 
+def test_workload_rows_give_each_shapes_median_relative_error():
+    points = np.array([[0.1, 0.1], [0.2, 0.3], [0.6, 0.6], [0.7, 0.9], [0.9, 0.2]])
+    tree = psd.PSD(
+        box=UNIT, counts=psd.quadtree_counts(points, UNIT, 2), epsilons=[1.0] * 3
+    )
+    rects = np.array([[0.0, 0.0, 0.5, 0.5], [0.5, 0.5, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0]])
+    truth = psd.true_counts(points, rects)
+    rows = cormode.workload_rows(
+        tree, {"exact": (rects, truth), "doubled": (rects, 2 * truth)}, {"tree": 7}
+    )
+    # exact counts on cell-aligned queries: no error; against doubled truths: 1/2
+    assert rows == [
+        {"tree": 7, "shape": "exact", "error": 0.0},
+        {"tree": 7, "shape": "doubled", "error": 0.5},
+    ]
+
+
 def test_median_study_rejects_unknown_method():
     with pytest.raises(
         ValueError, match="method must be one of 'em', 'ss', 'noisymean', 'cell'"

@@ -16,7 +16,13 @@ from dpnn.psd import (
     queries,
 )
 
-__all__ = ["EUROPE", "geonames_places", "QUADTREE_VARIANTS", "quadtree_study"]
+__all__ = [
+    "EUROPE",
+    "geonames_places",
+    "QUADTREE_VARIANTS",
+    "quadtree_study",
+    "workload_rows",
+]
 
 
 #: Europe, the region used for the GeoNames stand-in of the paper's TIGER/Line data:
@@ -112,15 +118,16 @@ def quadtree_study(points, box, height, epsilons, workloads, n_trees, rng):
                     epsilons=level_eps,
                     name=name,
                 )
-                rows += _workload_rows(
+                rows += workload_rows(
                     tree, workloads, {"epsilon": epsilon, "variant": name, "tree": t}
                 )
     return pd.DataFrame(rows)
 
 
-def _workload_rows(tree, workloads, labels):
-    """One row per query shape with the median relative error; all shapes answered in
-    one call."""
+def workload_rows(tree, workloads, labels):
+    """The median relative error of ``tree``'s answers to each query shape of
+    ``workloads`` (shape -> ``(rects, truth)``): one row per shape, ``labels`` plus
+    ``shape`` and ``error``; all shapes answered in one call."""
     rects = np.vstack([r for r, _ in workloads.values()])
     answers = np.split(
         queries.range_query(tree, rects),

@@ -15,7 +15,7 @@ from dpnn.psd import (
     quadtree,
 )
 
-from .data_and_quadtrees import _workload_rows
+from .data_and_quadtrees import workload_rows
 
 __all__ = [
     "PSD_NAMES",
@@ -179,7 +179,7 @@ def psd_comparison(
                         "tree": t,
                         "seconds": seconds,
                     }
-                    rows += _workload_rows(tree, workloads, labels)
+                    rows += workload_rows(tree, workloads, labels)
     return pd.DataFrame(rows)
 
 
@@ -219,7 +219,7 @@ def switch_study(
                 prune_threshold=prune_threshold,
                 name=f"switch-{switch}",
             )
-            rows += _workload_rows(tree, workloads, {"switch": switch, "tree": t})
+            rows += workload_rows(tree, workloads, {"switch": switch, "tree": t})
     return pd.DataFrame(rows)
 
 
@@ -287,5 +287,5 @@ def count_share_study(
                 count_share=share,
                 prune_threshold=prune_threshold,
             )
-            rows += _workload_rows(tree, workloads, {"count_share": share, "tree": t})
+            rows += workload_rows(tree, workloads, {"count_share": share, "tree": t})
     return pd.DataFrame(rows)

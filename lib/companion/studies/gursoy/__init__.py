@@ -10,11 +10,20 @@ nothing in the package imports them.
 from __future__ import annotations
 
 from .against_diffprivlib import diffprivlib_models, other_classifiers_study
-from .folds import cv_splits, paired_difference, summarize, tuned_radius
+from .folds import (
+    cv_splits,
+    over_folds,
+    paired_difference,
+    sample_test,
+    summarize,
+    tuned_radius,
+)
 from .private import conversion_study, knn_study, rn_study
 
 __all__ = [
     "cv_splits",
+    "sample_test",
+    "over_folds",
     "tuned_radius",
     "summarize",
     "paired_difference",

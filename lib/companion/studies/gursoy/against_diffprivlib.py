@@ -11,7 +11,7 @@ import numpy as np
 
 from dpnn.classification import knn
 
-from .folds import _over_folds, _sample
+from .folds import over_folds, sample_test
 
 __all__ = ["diffprivlib_models", "other_classifiers_study"]
 
@@ -50,7 +50,7 @@ def other_classifiers_study(
     as public knowledge, so they spend no budget on them and emit no warning.
     Folds seeded and run over ``n_jobs`` processes as in :func:`rn_study`.
     """
-    return _over_folds(
+    return over_folds(
         _other_classifiers_fold,
         len(labels),
         n_folds,
@@ -123,7 +123,7 @@ def _other_classifiers_repeat(
     LogisticRegression, GaussianNB = diffprivlib_models()
     dimension = points.shape[1]
     rows = []
-    chosen = _sample(test, n_test, rng)
+    chosen = sample_test(test, n_test, rng)
     truth = labels[chosen]
     for epsilon in epsilons:
         model_seed = int(rng.integers(2**31))

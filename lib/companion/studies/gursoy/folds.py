@@ -10,7 +10,14 @@ from scipy import stats
 from dpnn._validation import generator, positive_int
 from dpnn.classification import knn
 
-__all__ = ["cv_splits", "tuned_radius", "summarize", "paired_difference"]
+__all__ = [
+    "cv_splits",
+    "sample_test",
+    "over_folds",
+    "tuned_radius",
+    "summarize",
+    "paired_difference",
+]
 
 
 def cv_splits(n_points, n_folds, rng):
@@ -37,20 +44,21 @@ def tuned_radius(train, test, neighbours=10) -> float:
     return float(np.median(knn.knn_radii(train, test, neighbours)))
 
 
-def _sample(test, n_test, rng):
-    """``n_test`` distinct test indices (all of them when the fold is that small)."""
+def sample_test(test, n_test, rng):
+    """``n_test`` distinct indices drawn by ``rng`` from the fold's test indices
+    ``test`` without replacement (all of them, shuffled, when the fold is that
+    small)."""
     return rng.choice(test, size=min(n_test, test.size), replace=False)
 
 
-def _over_folds(fold_rows, n_points, n_folds, rng, n_jobs, desc, *arguments):
+def over_folds(fold_rows, n_points, n_folds, rng, n_jobs, desc, *arguments):
     """The rows of ``fold_rows(fold, train, test, seed, *arguments)`` over the folds of
-    a seeded split.
+    a seeded split, as one DataFrame.
 
     One draw of ``rng`` splits the data (:func:`cv_splits`) and one more gives a root;
     fold f draws from ``default_rng([root, f])``. The folds run over ``n_jobs``
     processes (:func:`companion.cached_loops.run_cases`), and the table is the same for
-    any
-    ``n_jobs``.
+    any ``n_jobs``.
     """
     import pandas as pd
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from dpnn.classification import interactive, knn, overlap, rn, uniform_grid
 
-from .folds import _over_folds, _sample, tuned_radius
+from .folds import over_folds, sample_test, tuned_radius
 
 __all__ = ["rn_study", "conversion_study", "knn_study"]
 
@@ -38,7 +38,7 @@ def rn_study(
     proposed classifier, the mean MCS of the instances' components and the density of
     the region overlap graph (edges / pairs). Test counts larger than a fold are
     skipped. Each fold has its own seed and the folds run over ``n_jobs`` processes
-    (:func:`_over_folds`): the table does not depend on ``n_jobs``.
+    (:func:`over_folds`): the table does not depend on ``n_jobs``.
 
     The radius is tuned on each fold **non-privately**, as in the paper
     (§5.1): :func:`tuned_radius` reads the training and test points. The
@@ -51,7 +51,7 @@ def rn_study(
     method "PrivBayes" is the non-private r-N classifier on that copy (the paper's
     comparator, Figs. 7-9; features must lie in [0, 1]).
     """
-    return _over_folds(
+    return over_folds(
         _rn_fold,
         len(labels),
         n_folds,
@@ -92,7 +92,7 @@ def _rn_fold(
     )
     for n_test in (n for n in test_counts if n <= test.size):
         for repeat in range(repeats):
-            chosen = _sample(test, n_test, rng)
+            chosen = sample_test(test, n_test, rng)
             args = (points[train], labels[train], points[chosen], radius)
             truth = labels[chosen]
             counts = rn.label_counts(*args, n_labels)
@@ -190,7 +190,7 @@ def conversion_study(
     Folds seeded and run over ``n_jobs`` processes as in :func:`rn_study`.
     """
     gamma = 1e-3 * math.sqrt(points.shape[1]) if gamma is None else gamma
-    return _over_folds(
+    return over_folds(
         _conversion_fold,
         points.shape[0],
         n_folds,
@@ -224,7 +224,7 @@ def _conversion_fold(
     rng = np.random.default_rng(seed)
     rows = []
     for repeat in range(repeats):
-        queries = points[_sample(test, n_test, rng)]
+        queries = points[sample_test(test, n_test, rng)]
         truth = knn.knn_radii(points[train], queries, k)
         for epsilon_hat in epsilon_hats:
             found = {
@@ -281,7 +281,7 @@ def knn_study(
     fold's training data (k capped by the copy's size). Folds seeded and run over
     ``n_jobs`` processes as in :func:`rn_study`.
     """
-    return _over_folds(
+    return over_folds(
         _knn_fold,
         len(labels),
         n_folds,
@@ -321,7 +321,7 @@ def _knn_fold(
     data = (points[train], labels[train])
     synthetic = _privbayes_copies(*data, n_labels, epsilons, rng, privbayes)
     for repeat in range(repeats):
-        chosen = _sample(test, n_test, rng)
+        chosen = sample_test(test, n_test, rng)
         truth = labels[chosen]
         for k in ks:
             base = dict(fold=fold, repeat=repeat, k=k)
