@@ -1037,6 +1037,63 @@ def test_no_notebook_types_a_verdict(path):
     assert not found, f"verdicts typed in {path.name} (use companion.claims): {found}"
 
 
+# --- notebook 07: the measures its claims share --------------------------------------
+
+#: Top-5 (and raw) accuracy by privacy radius Δ, at epsilon* = 1 (so ε*/Δ = 1/Δ).
+SWEEP_CURVES = {
+    "A": {1e6: 0.2, 1e5: 0.4, 1e4: 0.6, 1e3: 0.8},
+    "A-0.1": {1e6: 0.1, 1e5: 0.3, 1e4: 0.5, 1e3: 0.7},
+    "A/2": {1e6: 0.1, 1e5: 0.2, 1e4: 0.3, 1e3: 0.4},
+    "flat": {1e6: 0.3, 1e5: 0.45, 1e4: 0.55, 1e3: 0.65},
+}
+
+
+def distance_sweep():
+    """At N = 1000 the curves above and basic = A; at N = 1e5 basic = A/2 only."""
+    by_size = {
+        1000: SWEEP_CURVES | {"basic": SWEEP_CURVES["A"]},
+        10**5: {"basic": SWEEP_CURVES["A/2"]},
+    }
+    rows = []
+    for n, curves in by_size.items():
+        for variant, by_radius in curves.items():
+            for radius, y in by_radius.items():
+                row = {"dataset": "uniform", "N": n, "d": 1, "variant": variant}
+                row |= {"sensitivity": radius, "epsilon_thesis": 1.0}
+                for metric in ("top5", "raw", "geo_top5", "geo_raw"):
+                    row |= {metric: y, f"{metric}_se": 0.01}
+                rows.append(row)
+    return {"sweep": pd.DataFrame(rows), "n_main": 1000}
+
+
+def test_the_measures_of_notebook_07_on_curves_known_by_hand():
+    from companion.claims import thesis_distance_measures as m
+
+    t = distance_sweep()
+    a = m.dis_curve(t, "A")
+    np.testing.assert_allclose(a.x, [1e-6, 1e-5, 1e-4, 1e-3])
+    np.testing.assert_allclose(a.y, [0.2, 0.4, 0.6, 0.8])
+    assert m.dis_curve(t, "A", d=2) is None
+    assert m.variant_above(t, "A", "A-0.1", 1).word == claims.AGREES
+    assert m.variant_above(t, "A-0.1", "A", 1).word == claims.DIFFERS
+    assert m.variant_above(t, "A", "missing", 1).word == claims.NOT_COMPARABLE
+    assert m.variants_in_order(t, ["A", "A-0.1"], 1).word == claims.AGREES
+    assert m.variant_gain(t, "A", "A-0.1", 1, 0.05, 0.15).word == claims.AGREES
+    assert m.variant_gain(t, "A", "A-0.1", 1, 0.3, 0.5).word == claims.DIFFERS
+    assert m.variant_ratio(t, "A", "A/2", 1, 1.7, 2.3).word == claims.AGREES
+    assert m.variant_ratio(t, "A", "A/2", 1, 3.0, 4.0).word == claims.DIFFERS
+    # "flat" is above A at small budgets, A above it at large ones
+    assert m.variant_overtakes(t, "A", "flat", 1).word == claims.AGREES
+    assert m.variant_overtakes(t, "flat", "A", 1).word == claims.DIFFERS
+    assert m.value_at_radius(t, "A", "top5", 1, 1e4, 0.55, 0.65).word == claims.AGREES
+    assert m.value_at_radius(t, "A", "top5", 1, 1e4, 0.8, 0.9).word == claims.DIFFERS
+    assert m.value_at_radius(t, "A", "top5", 1, 1e2, 0, 1).word == claims.NOT_COMPARABLE
+    # basic at N = 1000 is A, at N = 1e5 it is A/2: the smaller database above
+    assert m.smaller_database_above(t, 1, x_is_radius=False).word == claims.AGREES
+    single = {**t, "sweep": t["sweep"][t["sweep"]["N"] == 1000]}
+    assert m.smaller_database_above(single, 1, True).word == claims.NOT_COMPARABLE
+
+
 # --- Gursoy et al. (notebook 09): comparisons over cross-validation folds ------------
 
 GURSOY = "09_dp_knn_classification"

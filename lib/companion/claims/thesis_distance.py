@@ -5,46 +5,44 @@ variants run at). Curves are read against the composed budget per unit distance
 epsilon*/Delta, so methods are compared at equal composed privacy; a claim the
 thesis words "at the same privacy radius" is judged on that axis, the thesis's
 own (§6.2.1: "we use this as our experiment variable").
+
+Each claim is judged here; the curves and verdicts several claims share are in
+:mod:`companion.claims.thesis_distance_measures`.
 """
 
 from __future__ import annotations
 
 from functools import partial
 
-from .core import Claim, combine
-from .rules import (
-    overtakes,
-)
+from .core import Claim, combine, not_comparable
+from .rules import above, exact_at_most, overtakes, value_within
 from .sweeps import (
     THESIS,
+    composed_curve,
+    interpolated,
+    missing,
     paired,
     per_metric,
+    release_share,
 )
 from .thesis_distance_measures import (
     X,
-    _at_radius,
-    _band,
-    _c,
-    _chain,
-    _fig6_2,
-    _fig6_4,
-    _fig6_6,
-    _fig6_7,
-    _fig6_13,
-    _fig6_14,
-    _fig6_15,
-    _geo_1e5,
-    _geo_everywhere,
-    _greedy_cost,
-    _ratio,
-    _real,
-    _sizes,
+    dis_curve,
+    smaller_database_above,
+    value_at_radius,
+    variant_above,
+    variant_gain,
+    variant_overtakes,
+    variant_ratio,
+    variants_in_order,
 )
 
-__all__ = ["NOTEBOOK", "EXISTS", "CLAIMS"]
+__all__ = ["NOTEBOOK", "COMPARED", "EXISTS", "CLAIMS"]
 
 
 NOTEBOOK = "07_experiments_distance"
+#: The variants Figs. 6.14-6.16 compare.
+COMPARED = ("basic", "P8", "E8", "GS", "N20", "GS-N20")
 
 
 def _claim(figure, section, quote, measured, rule, judge):
@@ -52,6 +50,154 @@ def _claim(figure, section, quote, measured, rule, judge):
 
 
 EXISTS = "exists across the informative range (module companion.claims.rules)"
+
+
+# --- the judges of the claims below (shared measures: thesis_distance_measures) -------
+
+
+def _fig6_2(t):
+    geo = value_at_radius(t, "basic", "top5", 1, 1e5, 0.85, 0.95, geo=True)
+    dptt = value_at_radius(t, "basic", "top5", 1, 1e3, 0.85, 0.95)
+    return combine({"GEO at Δ = 1e5": geo, "DP-TT-DIS at Δ = 1e3": dptt})
+
+
+def _fig6_4(t):
+    part = t["sweep"][t["sweep"]["sensitivity"] >= 1e5]
+    sub = {**t, "sweep": part}
+    a, b = dis_curve(sub, "basic", "top5", 2), dis_curve(sub, "basic", "top5", 1)
+    return missing(("2-D", a), ("1-D", b)) or above(a, b, x_name=X)
+
+
+def _geo_everywhere(t):
+    sweep = t["sweep"]
+    parts = {}
+    for d in (1, 2):
+        for v in sorted(sweep.loc[sweep["N"] == t["n_main"], "variant"].unique()):
+            for m in ("top5", "raw"):
+                geo, dptt = dis_curve(t, v, m, d, geo=True), dis_curve(t, v, m, d)
+                parts[f"{d}-D {v} {m}"] = paired(
+                    above, ("GEO", geo), (v, dptt), x_name=X
+                )
+    return combine(parts) if parts else not_comparable("no variant in this run")
+
+
+def _fig6_6(t):
+    def cross(m):
+        a, b = dis_curve(t, "P8", m, 2), dis_curve(t, "basic", m, 2)
+        return missing(("P8", a), ("basic", b)) or overtakes(a, b, x_name=X)
+
+    return combine(
+        {
+            "P8 overtakes basic": per_metric(cross),
+            "P8 raw plateau about 40%": value_at_radius(
+                t, "P8", "raw", 2, 1e3, 0.35, 0.45
+            ),
+        }
+    )
+
+
+def _fig6_7(t):
+    return combine(
+        {
+            "E8 high top-5": value_at_radius(t, "E8", "top5", 1, 1e3, 0.9, 1.0),
+            "earlier splits better": variants_in_order(t, ["E8", "E4", "E2"], 1),
+        }
+    )
+
+
+def _fig6_13(t):
+    return combine(
+        {
+            "raw gains": variant_above(t, "GS-N20", "GS-N5", 2, metrics=("raw",)),
+            "top-5 gains little": variant_gain(
+                t, "GS-N20", "GS-N5", 2, -0.05, 0.05, ("top5",)
+            ),
+        }
+    )
+
+
+def _fig6_14(t):
+    best = {
+        f"E8 above {v}": variant_above(t, "E8", v, 1) for v in COMPARED if v != "E8"
+    }
+    worst = {
+        f"{v} above P8": variant_above(t, v, "P8", 1)
+        for v in COMPARED
+        if v not in ("P8", "E8")
+    }
+    return combine(
+        {
+            "E8 best": combine(best),
+            "P8 worst": combine(worst),
+            "N20 about GS-N20": variant_gain(t, "N20", "GS-N20", 1, -0.05, 0.05),
+        }
+    )
+
+
+def _fig6_15(t):
+    worst = {
+        f"{v} above basic": variant_above(t, v, "basic", 2, half="high")
+        for v in COMPARED
+        if v != "basic"
+    }
+    gsn = per_metric(lambda m: value_at_radius(t, "GS-N20", m, 2, 1e4, 0.8, 0.9))
+    return combine(
+        {
+            "GS-N20 overtakes E8": variant_overtakes(t, "GS-N20", "E8", 2),
+            "GS-N20 overtakes N20": variant_overtakes(t, "GS-N20", "N20", 2),
+            "P8 overtakes basic": variant_overtakes(t, "P8", "basic", 2),
+            "basic worst at large budgets": combine(worst),
+            "GS-N20 about 85% at Δ = 1e4": gsn,
+        }
+    )
+
+
+def _real(t, best, others, threshold=0.05):
+    sweep, parts = t["sweep"], {}
+    for name in sorted(set(sweep["dataset"]) - {"uniform"}):
+        shares = release_share(sweep, COMPARED, name)
+        large = {v: s for v, s in shares.items() if s > threshold}
+        if large:
+            parts[name] = not_comparable(
+                "release-size effect: "
+                + ", ".join(
+                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
+                )
+            )
+            continue
+
+        def c(v, m):
+            return v, composed_curve(sweep, v, m, utility="dis", dataset=name)
+
+        parts[name] = combine(
+            {
+                f"{best} above {v}": per_metric(
+                    lambda m, v=v: paired(above, c(best, m), c(v, m), x_name=X)
+                )
+                for v in others
+            }
+        )
+    return combine(parts) if parts else not_comparable("no real region in this run")
+
+
+def _geo_1e5(t):
+    value, se = interpolated(dis_curve(t, "basic", "top5", 1, geo=True), 1e-5)
+    return value_within(value, se, 0.9, 1.0, where="ε*/Δ = 1e-5")
+
+
+def _greedy_cost(t):
+    sweep = t["sweep"]
+    part = sweep[(sweep["dataset"] == "uniform") & (sweep["N"] == t["n_main"])]
+    budget = part.groupby("variant")["epsilon_thesis"].first()
+    if not {"GS", "basic"} <= set(budget.index):
+        return not_comparable("GS or basic not run in this profile")
+    return exact_at_most(
+        float(budget["GS"]),
+        float(budget["basic"]),
+        "composed ε* of GS against basic (Thm 2.13, δ = 1/N)",
+    )
+
+
 CLAIMS = (
     _claim(
         "6.2",
@@ -68,7 +214,7 @@ CLAIMS = (
         "'increasing the size of the database lowers the accuracy per privacy radius'",
         "1-D basic top-5, smallest against largest N, on ε*/Δ",
         "the smaller database above the larger: " + EXISTS,
-        partial(_sizes, d=1, x_is_radius=False),
+        partial(smaller_database_above, d=1, x_is_radius=False),
     ),
     _claim(
         "6.2-6.3",
@@ -77,7 +223,9 @@ CLAIMS = (
         "lower privacy radii'",
         "basic top-5 at N = 1e5 and 1e6 against 1/Δ, 1-D and 2-D",
         "at each radius the larger database below the smaller: " + EXISTS,
-        lambda t: combine({f"{d}-D": _sizes(t, d, True) for d in (1, 2)}),
+        lambda t: combine(
+            {f"{d}-D": smaller_database_above(t, d, True) for d in (1, 2)}
+        ),
     ),
     _claim(
         "6.3",
@@ -85,7 +233,7 @@ CLAIMS = (
         "2-D: 'The top 5 accuracy plateaus around 30%'",
         "2-D basic top-5 at the smallest radius Δ = 1e3",
         "value: 'around 30%' is 0.25-0.35",
-        lambda t: _at_radius(t, "basic", "top5", 2, 1e3, 0.25, 0.35),
+        lambda t: value_at_radius(t, "basic", "top5", 2, 1e3, 0.25, 0.35),
     ),
     _claim(
         "6.4",
@@ -102,7 +250,7 @@ CLAIMS = (
         "privacy radius'",
         "basic, P2, P4, P8 in 1-D, both metrics, on ε*/Δ",
         "each variant above the next with more splits: " + EXISTS,
-        lambda t: _chain(t, ["basic", "P2", "P4", "P8"], 1),
+        lambda t: variants_in_order(t, ["basic", "P2", "P4", "P8"], 1),
     ),
     _claim(
         "6.5-6.16",
@@ -138,7 +286,7 @@ CLAIMS = (
         "2-D: E 'plateaus around 40%'",
         "E8 in 2-D at Δ = 1e3, both metrics (the thesis names none)",
         "value: 'around 40%' is 0.35-0.45",
-        lambda t: per_metric(lambda m: _at_radius(t, "E8", m, 2, 1e3, 0.35, 0.45)),
+        lambda t: per_metric(lambda m: value_at_radius(t, "E8", m, 2, 1e3, 0.35, 0.45)),
     ),
     _claim(
         "6.9",
@@ -150,8 +298,8 @@ CLAIMS = (
         "large ones (the overtaking rule, our standard errors)",
         lambda t: paired(
             overtakes,
-            ("GS 1-D", _c(t, "GS", "top5", 1)),
-            ("GS 2-D", _c(t, "GS", "top5", 2)),
+            ("GS 1-D", dis_curve(t, "GS", "top5", 1)),
+            ("GS 2-D", dis_curve(t, "GS", "top5", 2)),
             x_name=X,
         ),
     ),
@@ -161,7 +309,7 @@ CLAIMS = (
         "1-D: 'there is a small benefit to releasing a larger neighborhood'",
         "N20 − N5 in 1-D, both metrics, on ε*/Δ",
         "value: 'a small benefit' is a gain of 0 to 0.05",
-        lambda t: _band(t, "N20", "N5", 1, 0, 0.05),
+        lambda t: variant_gain(t, "N20", "N5", 1, 0, 0.05),
     ),
     _claim(
         "6.11",
@@ -170,7 +318,7 @@ CLAIMS = (
         "from releasing 5'",
         "N20 / N5 in 2-D, both metrics, on ε*/Δ",
         "value: 'roughly doubles' is a ratio of 1.7-2.3",
-        lambda t: _ratio(t, "N20", "N5", 2, 1.7, 2.3),
+        lambda t: variant_ratio(t, "N20", "N5", 2, 1.7, 2.3),
     ),
     _claim(
         "6.12",
@@ -178,7 +326,7 @@ CLAIMS = (
         "1-D: 'we see a marginal benefit to releasing a larger neighborhood'",
         "GS-N20 − GS-N5 in 1-D, both metrics, on ε*/Δ",
         "value: 'a marginal benefit' is a gain of 0 to 0.05",
-        lambda t: _band(t, "GS-N20", "GS-N5", 1, 0, 0.05),
+        lambda t: variant_gain(t, "GS-N20", "GS-N5", 1, 0, 0.05),
     ),
     _claim(
         "6.13",
