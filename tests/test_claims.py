@@ -259,6 +259,15 @@ def test_cv_better_flips_and_corrects_for_several_datasets():
     assert mixed.word == claims.AGREES  # m = 2: the larger p-value keeps its own value
 
 
+def test_outcome_at_names_up_to_six_settings_and_counts_more():
+    assert claims.outcome_at("holds", ["iris", 2.0], 5) == "holds at iris, 2.0"
+    assert claims.outcome_at("level", list("abcdef"), 9) == "level at a, b, c, d, e, f"
+    assert (
+        claims.outcome_at("opposite", list(range(7)), 24)
+        == "opposite at 7 of 24 settings"
+    )
+
+
 def test_clustered_mean_includes_the_between_projection_variation():
     # three projections whose queries all score 0.1, 0.2, 0.3: mean 0.2, standard error
     # std(0.1, 0.2, 0.3) / sqrt(3) = 0.1 / sqrt(3)
@@ -1176,6 +1185,29 @@ def rn(gap, level=0.5):
         )
     ]
     return pd.DataFrame(rows)
+
+
+def test_fold_differences_by_setting_leave_out_the_floor_and_absent_methods():
+    from companion.claims.gursoy_measures import fold_differences, per_fold
+
+    accuracies = {
+        "iris": {"a": [0.8, 0.7, 0.9], "b": [0.6, 0.6, 0.6]},
+        "floor": {"a": [0.01, 0.02, 0.03], "b": [0.02, 0.03, 0.04]},
+    }
+    rows = [
+        {"dataset": name, "fold": f, "repeat": 0, "method": m, "accuracy": v}
+        for name, methods in accuracies.items()
+        for m, values in methods.items()
+        for f, v in enumerate(values)
+    ]
+    folds = per_fold(pd.DataFrame(rows), ["dataset"])
+    found = fold_differences(folds, "a", "b", "a - b: ")
+    assert list(found) == ["a - b: iris"]
+    np.testing.assert_allclose(found["a - b: iris"], [0.2, 0.1, 0.3])
+    # lower is better (an error, not an accuracy): b - a everywhere, no floor
+    lower = fold_differences(folds, "a", "b", higher=False)
+    np.testing.assert_allclose(lower["floor"], [0.01, 0.01, 0.01])
+    assert fold_differences(folds, "a", "c") == {}
 
 
 def test_gursoy_outperforms_flips_and_is_not_comparable_at_the_floor():

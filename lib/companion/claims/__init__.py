@@ -26,6 +26,7 @@ from .inference import (
     matched_epsilon,
     matched_epsilon_interval,
     median_gap,
+    outcome_at,
 )
 from .ledger import (
     REGISTRY,
@@ -74,6 +75,7 @@ __all__ = [
     "matched_epsilon",
     "matched_epsilon_interval",
     "median_gap",
+    "outcome_at",
     "REGISTRY",
     "changed",
     "claims_of",

@@ -32,7 +32,7 @@ from .core import (
     combine,
     not_comparable,
 )
-from .inference import _where
+from .inference import outcome_at
 from .rules import above, curve
 
 __all__ = [
@@ -120,7 +120,7 @@ def _tally(outcomes: dict, every: bool) -> Verdict:
     words = list(outcomes.values())
     held = words.count("holds")
     why = "; ".join(
-        _where(o, [k for k, w in outcomes.items() if w == o], len(words))
+        outcome_at(o, [k for k, w in outcomes.items() if w == o], len(words))
         for o in ("holds", "opposite", "level")
         if o in words
     )

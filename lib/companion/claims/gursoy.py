@@ -1,4 +1,6 @@
-"""Claims of Gursoy et al. on private r-N and k-NN classification (§5; notebook 09).
+"""Claims of Gursoy et al. on private r-N and k-NN classification (§5; notebook 09):
+the r-N classifiers (§5.2) and the k-NN to r-N conversions (§5.3) here, the k-NN
+classifiers (§5.4 and the abstract) in :mod:`.gursoy_knn`.
 
 ``tables``: ``rn_table``, ``conversion_table``, ``knn_table`` and ``other_table`` (the
 per-fold rows of :mod:`companion.studies.gursoy`, each with a ``dataset`` column),
@@ -19,21 +21,14 @@ accuracy tables only: no privacy is spent.
 
 from __future__ import annotations
 
-from .core import Claim, not_comparable
-from .gursoy_measures import (
-    HIGH_DIMENSION,
-    POOR,
-    _avre_at_one,
-    _baseline_poor,
-    _beats_privbayes,
-    _comparable,
-    _conversion_family,
-    _loss,
-    _outperforms,
-    _superlinear,
-)
+import numpy as np
 
-__all__ = ["NOTEBOOK", "SOURCE", "CV", "CLAIMS"]
+from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, not_comparable
+from .gursoy_measures import corrected_se, fold_differences, per_fold, ratio
+from .inference import cv_better
+from .rules import outcome_band, outcome_exists
+
+__all__ = ["NOTEBOOK", "SOURCE", "CV", "HIGH_DIMENSION", "REALISTIC", "CLAIMS"]
 
 
 NOTEBOOK = "09_dp_knn_classification"
@@ -45,6 +40,213 @@ CV = (
     "(n_test / n_train = 1 / (k - 1)), Holm "
     "across every setting the claim covers, at 5%"
 )
+
+#: Features from which a dataset is high-dimensional (thyroid 21; the others 2 to 5).
+HIGH_DIMENSION = 10
+#: "Realistic" conversion budgets of the paper's conclusion (§5.3).
+REALISTIC = (0.5, 1.0, 2.0)
+
+
+def _largest_batch(rn):
+    largest = rn.groupby("dataset")["n_test"].transform("max")
+    return rn[rn["n_test"] == largest]
+
+
+def _outperforms(t):
+    rn = t["rn_table"]
+    if rn.empty:
+        return not_comparable("no r-N study in this run")
+    rn = _largest_batch(rn)
+    folds = per_fold(rn, ["dataset", "epsilon"])
+    family = fold_differences(folds, "proposed", "baseline", "baseline: ")
+    family |= fold_differences(folds, "proposed", "PrivBayes", "PrivBayes: ")
+    if not family:
+        return not_comparable("no informative setting")
+    return cv_better(family, *ratio(rn))
+
+
+def _loss_parts(t, method, reference="proposed"):
+    """Per dataset at epsilon 1 and the largest batch: the accuracy loss of ``method``
+    against the non-private classifier, per fold (and of ``reference``)."""
+    rn = _largest_batch(t["rn_table"])
+    rn = rn[np.isclose(rn["epsilon"], 1.0)]
+    folds = per_fold(rn, ["dataset"])
+    out = {}
+    for name, part in folds.groupby(level=0):
+        if method not in part or part[method].isna().all():
+            continue
+        part = part.dropna(subset=[method, reference, "non-private"])
+        if len(part) < 2:
+            continue
+        out[name] = (
+            (part["non-private"] - part[method]).to_numpy(float),
+            (part["non-private"] - part[reference]).to_numpy(float),
+        )
+    return out
+
+
+def _loss(t):
+    if t["rn_table"].empty:
+        return not_comparable("no r-N study in this run")
+    parts = {}
+    proposed = _loss_parts(t, "proposed")
+    if not proposed:
+        return not_comparable("ε = 1 not run")
+    values = [(k, v.mean(), corrected_se(v)) for k, (v, _) in proposed.items()]
+    outcomes = outcome_band(
+        [m for _, m, _ in values],
+        0.05,
+        0.10,
+        [s for *_, s in values],
+        [s for *_, s in values],
+    )
+    parts["proposed loses 5-10%"] = _by_dataset(outcomes, values)
+    for other in ("baseline", "PrivBayes"):
+        found = _loss_parts(t, other)
+        if not found:
+            parts[f"{other} loss doubled or tripled"] = not_comparable(
+                f"{other} not run at ε = 1"
+            )
+            continue
+        values = []
+        for name, (theirs, ours) in found.items():
+            r = theirs.mean() / max(ours.mean(), 1e-12)
+            se = abs(r) * np.hypot(
+                corrected_se(theirs) / max(abs(theirs.mean()), 1e-12),
+                corrected_se(ours) / max(abs(ours.mean()), 1e-12),
+            )
+            values.append((name, r, se))
+        outcomes = outcome_band(
+            [r for _, r, _ in values],
+            2.0,
+            3.0,
+            [s for *_, s in values],
+            [s for *_, s in values],
+        )
+        parts[f"{other} loss doubled or tripled"] = _by_dataset(outcomes, values)
+    return combine(parts)
+
+
+def _by_dataset(outcomes, values) -> Verdict:
+    """The counting rule of :func:`.rules.over_range` over datasets (not budgets)."""
+    names = np.array([k for k, *_ in values], dtype=object)
+    where = "; ".join(
+        f"{o} on {', '.join(names[outcomes == o])}"
+        for o in ("holds", "opposite", "level")
+        if np.any(outcomes == o)
+    )
+    numbers = ", ".join(f"{k}: {m:.3f} ± {s:.3f}" for k, m, s in values)
+    return _count(outcomes, where, numbers)
+
+
+def _count(outcomes, where: str, numbers: str) -> Verdict:
+    """Agrees: holds at half or more and opposite at none; differs: holds at none."""
+    held = int(np.sum(outcomes == "holds"))
+    if held * 2 >= len(outcomes) and not np.any(outcomes == "opposite"):
+        return Verdict(AGREES, where, numbers)
+    return Verdict(DIFFERS if held == 0 else PARTLY, where, numbers)
+
+
+def _conversion_family(t, high: bool, better: str, worse: str):
+    table = t["conversion_table"]
+    if table.empty:
+        return not_comparable("no conversion study in this run")
+    wanted = [n for n, d in t["dimensions"].items() if (d >= HIGH_DIMENSION) == high]
+    table = table[
+        table["dataset"].isin(wanted) & table["epsilon_hat"].round(6).isin(REALISTIC)
+    ]
+    if table.empty:
+        return not_comparable("no dataset of that dimension at ε̂ 0.5, 1, 2")
+    folds = per_fold(table, ["dataset", "epsilon_hat"], "avre")
+    family = fold_differences(folds, better, worse, higher=False)
+    return (
+        cv_better(family, *ratio(table))
+        if family
+        else not_comparable("fewer than two folds")
+    )
+
+
+def _avre_at_one(t):
+    table = t["conversion_table"]
+    if table.empty:
+        return not_comparable("no conversion study in this run")
+    low = [n for n, d in t["dimensions"].items() if d < HIGH_DIMENSION]
+    table = table[table["dataset"].isin(low) & np.isclose(table["epsilon_hat"], 1.0)]
+    if table.empty:
+        return not_comparable("ε̂ = 1 not run on a low-dimensional dataset")
+    folds = per_fold(table, ["dataset"], "avre")
+    values = []
+    for name, part in folds.groupby(level=0):
+        best = part.mean().idxmin()  # the better of the two conversions
+        values.append((f"{name} ({best})", part[best].mean(), corrected_se(part[best])))
+    outcomes = outcome_band(
+        [m for _, m, _ in values],
+        0.0,
+        20.0,
+        [s for *_, s in values],
+        [s for *_, s in values],
+    )
+    return _by_dataset(outcomes, values)
+
+
+def _superlinear(t):
+    table = t["conversion_table"]
+    if table.empty:
+        return not_comparable("no conversion study in this run")
+    folds = per_fold(table, ["dataset", "epsilon_hat"], "rmse")
+    low, above = [], []
+    for method in folds.columns:
+        for name, curve in folds[method].dropna().groupby(level=0):
+            by = curve.droplevel(0).unstack("epsilon_hat")  # folds x budgets
+            budgets = by.columns.to_numpy(float)
+            for lo, hi in zip(budgets[:-1], budgets[1:]):
+                a, b = by[lo].to_numpy(float), by[hi].to_numpy(float)
+                if (
+                    np.array_equal(a, b)
+                    or np.any(a <= 0)
+                    or np.any(b <= 0)
+                    or len(a) < 2
+                ):
+                    continue  # the radius at the domain's diameter at both budgets
+                slopes = np.log(a / b) / np.log(hi / lo)  # per fold
+                row = (
+                    f"{name} {method} {lo:g}-{hi:g}",
+                    slopes.mean(),
+                    corrected_se(slopes),
+                    lo,
+                )
+                (low if lo <= 0.05 + 1e-12 else above).append(row)
+    parts = {}
+    for part, rows, sign in (
+        ("super-linear at ε̂ ≤ 0.05", low, 1),
+        ("not super-linear above", above, -1),
+    ):
+        if not rows:
+            parts[part] = not_comparable("no step of the sweep in that range")
+            continue
+        slopes = np.array([r[1] for r in rows])
+        errors = np.array([r[2] for r in rows])
+        outcomes = outcome_exists(sign * (slopes - 1), errors, errors)
+        parts[part] = _steps(outcomes, rows)
+    return combine(parts)
+
+
+def _steps(outcomes, rows) -> Verdict:
+    names = np.array([r[0] for r in rows], dtype=object)
+    numbers = "slope of log RMSE in log(1/ε̂): " + ", ".join(
+        f"{r[0]}: {r[1]:.2f} ± {r[2]:.2f}" for r in rows
+    )
+    where = "; ".join(
+        f"{o} {int(np.sum(outcomes == o))} of {len(rows)} steps"
+        + (
+            f" ({', '.join(names[outcomes == o])})"
+            if o != "holds" and np.sum(outcomes == o) <= 4
+            else ""
+        )
+        for o in ("holds", "opposite", "level")
+        if np.any(outcomes == o)
+    )
+    return _count(outcomes, where, numbers)
 
 
 CLAIMS = (
@@ -141,48 +343,5 @@ CLAIMS = (
             "Figs. 10-11 of this notebook "
             "have no PrivBayes curve"
         ),
-    ),
-    Claim(
-        NOTEBOOK,
-        SOURCE,
-        "§5.4",
-        "Figs. 12-14",
-        "'The baseline approach performs poorly on all datasets'",
-        "baseline k-NN accuracy minus chance (one over "
-        "the labels), per dataset, at every ε and k",
-        f"'poorly': within {POOR} of chance (this notebook's reading) within two "
-        "corrected standard errors, at half the settings or more and none above by "
-        "two; the datasets combined",
-        _baseline_poor,
-    ),
-    Claim(
-        NOTEBOOK,
-        SOURCE,
-        "§5.4",
-        "Figs. 12-14",
-        "'when ε = 1.0 or 2.0, at least one of private-INT or private-NONINT "
-        "significantly outperforms PrivBayes'",
-        "k-NN accuracy, private-INT and private-NONINT "
-        "each minus PrivBayes, per fold, "
-        "at ε = 1, 2 and every k, on the datasets given PrivBayes",
-        "a setting holds when either is better with " + CV + " (both tests of every "
-        "setting in one Holm family); agrees when every setting holds",
-        _beats_privbayes,
-    ),
-    Claim(
-        NOTEBOOK,
-        SOURCE,
-        "abstract",
-        "Fig. 15",
-        "'the accuracy of our proposed k-NN classifiers are at least comparable to, "
-        "and in many cases better than, the other differentially private machine "
-        "learning techniques'",
-        "accuracy, private k-NN minus each "
-        "diffprivlib classifier, per "
-        "fold, at every dataset and ε",
-        "with " + CV + ": 'at least comparable' agrees when ours is worse at no "
-        "setting; 'in many cases better' agrees when ours is better at half the "
-        "settings or more, partly at fewer, differs at none",
-        _comparable,
     ),
 )

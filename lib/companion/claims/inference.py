@@ -35,6 +35,7 @@ __all__ = [
     "matched_epsilon",
     "matched_epsilon_interval",
     "cv_better",
+    "outcome_at",
     "median_gap",
 ]
 
@@ -218,7 +219,7 @@ def cv_better(
     )
     held = [k for k in names if outcome[k] == "holds"]
     why = "; ".join(
-        _where(o, [k for k in names if outcome[k] == o], len(names))
+        outcome_at(o, [k for k in names if outcome[k] == o], len(names))
         for o in ("holds", "opposite", "level")
         if o in outcome.values()
     )
@@ -226,8 +227,10 @@ def cv_better(
     return Verdict(word, why, numbers)
 
 
-def _where(outcome: str, settings: list, total: int) -> str:
-    """ "holds at a, b" (past six settings: "holds at 9 of 24 settings")."""
+def outcome_at(outcome: str, settings: list, total: int) -> str:
+    """Where a verdict's ``outcome`` was found, for its "why": ``"holds at a, b"``
+    naming the ``settings``, or past six of them ``"holds at 9 of 24 settings"`` with
+    ``total`` the number of settings judged."""
     if len(settings) > 6:
         return f"{outcome} at {len(settings)} of {total} settings"
     return f"{outcome} at {', '.join(str(k) for k in settings)}"

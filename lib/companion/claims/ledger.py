@@ -19,6 +19,7 @@ from . import (
     cormode,
     followup,
     gursoy,
+    gursoy_knn,
     leakage,
     liang_yi,
     similarity,
@@ -46,7 +47,7 @@ __all__ = [
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
-    gursoy.NOTEBOOK: gursoy.CLAIMS,
+    gursoy.NOTEBOOK: gursoy.CLAIMS + gursoy_knn.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
