@@ -37,7 +37,6 @@ from _results import RESULTS_DIR
 from scipy.special import expit
 
 from dpnn.traversal import dptt
-from dpnn.traversal.reference import _dptt_previous
 from dpnn.traversal.tree_arrays import leaf_neighbours, node_columns
 from dpnn.trees import build_tree
 
@@ -279,7 +278,6 @@ def main() -> dict:
                     )
     results["growth_1e3_to_1e6"] = growth(results["runs"])
     results["growth_in_turns"] = growth_in_turns(kept)
-    results["previous_implementation_1e6_2d"] = previous(results["runs"])
     results["load_average_after"] = os.getloadavg()
     (RESULTS_DIR / "dptt.json").write_text(json.dumps(results, indent=2) + "\n")
     print(
@@ -342,40 +340,6 @@ def growth_in_turns(kept):
                 "ratio_max": float(np.max(gsn / basic)),
             }
             print(f"growth {utility} {d}-D: {out[f'{utility} {d}-D']}", flush=True)
-    return out
-
-
-def previous(runs):
-    """The first vectorised implementation at N = 1e6 in 2-D, one run each."""
-    rng = np.random.default_rng([SIZES[-1], 2])
-    points = rng.uniform(0, 1e9, size=(SIZES[-1], 2))
-    queries = rng.uniform(0, 1e9, size=(QUERIES, 2))
-    tree = build_tree(points)
-    out = {}
-    for name, utility in (("basic", "cmp"), ("basic", "dis"), ("E8", "cmp")):
-        batch = queries if name == "basic" else queries[:VARIANT_QUERIES]
-        sensitivity = SENSITIVITY if utility == "dis" else None
-        start = time.perf_counter()
-        _dptt_previous(
-            tree,
-            batch,
-            EPSILON,
-            utility,
-            sensitivity,
-            rng=np.random.default_rng(0),
-            **VARIANTS[name],
-        )
-        seconds = time.perf_counter() - start
-        now = next(
-            r
-            for r in runs
-            if (r["variant"], r["utility"], r["d"], r["N"])
-            == (name, utility, 2, SIZES[-1])
-        )
-        out[f"{name} {utility}"] = {
-            "previous_s": seconds,
-            "speedup": seconds / now["dptt_s"]["median"],
-        }
     return out
 
 
