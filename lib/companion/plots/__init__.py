@@ -43,9 +43,12 @@ from .classification import overlap_picture, summary_panels
 from .common import curves, theory_vs_simulation
 from .dptt import (
     accuracy_curves,
+    cmp_accuracy_panels,
+    dis_against_geo_panels,
     kd_partition,
     labelled_scatter,
     protocol_sequence,
+    protocol_with_draws,
     tree_diagram,
 )
 from .evaluation import variant_panels
@@ -78,6 +81,9 @@ __all__ = [
     "accuracy_curves",
     "protocol_sequence",
     "labelled_scatter",
+    "protocol_with_draws",
+    "dis_against_geo_panels",
+    "cmp_accuracy_panels",
     "variant_panels",
     "summary_panels",
     "overlap_picture",

@@ -1,0 +1,108 @@
+"""The computations and figures the narrative notebooks call, on small known cases."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from companion import plots  # noqa: E402
+from companion.studies import thesis_basic  # noqa: E402
+from dpnn import accounting, data, trees  # noqa: E402
+
+
+@pytest.fixture
+def line():
+    points = data.uniform_points(64, 1, np.random.default_rng(0))
+    return points, trees.build_tree(points)
+
+
+def test_dis_against_geo_exact_geo_and_thesis_budget(line):
+    points, tree = line
+    table = thesis_basic.dis_against_geo(
+        points, tree, 30, 1e6, [1e9, 1.0], np.random.default_rng(1)
+    )
+    assert list(table.columns) == [
+        "d", "Δ", "method", "raw", "raw s.e.", "top-5", "top-5 s.e.", "ε*"
+    ]  # fmt: skip
+    assert len(table) == 2 * 2 * 2
+    assert table["ε*"].iloc[0] == accounting.br_composition(
+        [1e6] * tree.tree_height, 1 / 64
+    )
+    # at ε*/Δ of about 1e7 per unit GEO's noise is nil: it finds every true NN
+    geo = table[(table["method"] == "GEO") & (table["Δ"] == 1.0)]
+    assert list(geo["raw"]) == [1.0, 1.0] and list(geo["top-5"]) == [1.0, 1.0]
+
+
+def test_dis_against_geo_draws_like_one_loop(line):
+    points, tree = line
+    a = thesis_basic.dis_against_geo(
+        points, tree, 10, 1.0, [1e3], np.random.default_rng(2)
+    )
+    b = thesis_basic.dis_against_geo(
+        points, tree, 10, 1.0, [1e3], np.random.default_rng(2)
+    )
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_cmp_sweep_coin_flips_and_certain_turns(line):
+    points, tree = line
+    table = thesis_basic.cmp_sweep(
+        points, tree, 200, [1e-9, 1e3], np.random.default_rng(3)
+    )
+    assert list(table["d"]) == [1, 1, 2, 2]
+    assert list(table["per-step ε"]) == [1e-9, 1e3] * 2
+    assert table["composed ε (thesis)"].iloc[1] == accounting.br_composition(
+        [1e3] * tree.tree_height, 1 / 64
+    )
+    # certain turns release the noiseless descent's leaf, nearly always a top-5 in 1-D
+    assert table["top-5"].iloc[1] > 0.9
+    # coin flips release a uniform leaf: the true NN about once in 64
+    assert table["raw"].iloc[0] < 0.1
+
+
+def test_dis_against_geo_panels_layout():
+    table = pd.DataFrame(
+        [
+            {"d": d, "method": m, "raw": 0.5, "raw s.e.": 0.1, "top-5": 0.7,
+             "top-5 s.e.": 0.1}
+            for d in (1, 2) for _ in (1e9, 1e3) for m in ("DP-TT-DIS", "GEO")
+        ]
+    )  # fmt: skip
+    table = table.sort_values(["d", "method"], kind="stable")
+    fig = plots.dis_against_geo_panels(table, [1e9, 1e3], n_points=100, epsilon=1.0)
+    assert len(fig.axes) == 4
+    assert fig.axes[3].get_title() == "2-D, N = 100, per-step ε = 1"
+    assert fig.axes[0].xaxis_inverted()
+    plt.close(fig)
+
+
+def test_cmp_accuracy_panels_titles():
+    table = pd.DataFrame(
+        [
+            {"d": d, "raw": 0.1, "raw s.e.": 0.0, "top-5": 0.2, "top-5 s.e.": 0.0}
+            for d in (1, 2) for _ in range(3)
+        ]
+    )  # fmt: skip
+    fig = plots.cmp_accuracy_panels(table, [0.1, 1, 10], n_points=1000)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "(a) raw accuracy, DP-TT-CMP, N = 1,000",
+        "(b) top-5 accuracy, DP-TT-CMP, N = 1,000",
+    ]
+    plt.close(fig)
+
+
+def test_protocol_with_draws_one_note_per_step():
+    steps = pd.DataFrame(
+        {"node": [0, 1], "left child": [1.0, 2.0], "right child": [3.0, 4.0],
+         "bit": [1, 0], "p_right": [0.25, 0.75]}
+    )  # fmt: skip
+    fig = plots.protocol_with_draws(steps, title="t")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "node 0: children 1 | 3" in texts and "bit 0" in texts
+    assert "drawn with\nPr[right] = 0.75" in texts
+    assert tuple(fig.get_size_inches()) == (8.5, 6)
+    plt.close(fig)
