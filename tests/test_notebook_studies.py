@@ -10,8 +10,8 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from companion import plots  # noqa: E402
-from companion.studies import thesis_basic  # noqa: E402
-from dpnn import accounting, data, trees  # noqa: E402
+from companion.studies import leakage, thesis_basic  # noqa: E402
+from dpnn import accounting, adversary, data, trees  # noqa: E402
 
 
 @pytest.fixture
@@ -106,3 +106,65 @@ def test_protocol_with_draws_one_note_per_step():
     assert "drawn with\nPr[right] = 0.75" in texts
     assert tuple(fig.get_size_inches()) == (8.5, 6)
     plt.close(fig)
+
+
+# --- what the server learns (notebook 14) ---------------------------------------------
+
+
+@pytest.fixture
+def square():
+    points = np.random.default_rng(4).uniform(0, 1, (64, 2))
+    domain = np.array([[0.0, 1.0], [0.0, 1.0]])
+    return {
+        "points": points,
+        "tree": trees.build_tree(points),
+        "domain": domain,
+        "grid": adversary.domain_grid(domain, 8),
+        "delta": 1 / 64,
+    }
+
+
+def test_random_pair_at_distance_is_inside_and_that_far(square):
+    rng = np.random.default_rng(5)
+    for r in (0.1, 0.3, 0.6):
+        a, b = leakage.random_pair_at_distance(square["domain"], r, rng, unit=2.0)
+        assert np.linalg.norm(b - a) == pytest.approx(2 * r)
+        assert np.all((a >= 0) & (a <= 1) & (b >= 0) & (b <= 1))
+
+
+def test_released_locations_leaf_point_and_root_centroid(square):
+    tree, domain = square["tree"], square["domain"]
+    queries = np.array([[0.1, 0.2], [0.8, 0.9]])
+    basic = adversary.DPTT(tree, 50.0, "cmp", domain)
+    where = leakage.released_locations(basic, queries, np.random.default_rng(6))
+    assert all(np.any(np.all(tree.points == w, axis=1)) for w in where)
+    # E stopping at the root's height releases every point: their centroid
+    everything = adversary.DPTT(
+        tree, 1.0, "cmp", domain, variant=f"E{tree.tree_height}"
+    )
+    where = leakage.released_locations(everything, queries, np.random.default_rng(6))
+    np.testing.assert_allclose(where, [square["points"].mean(axis=0)] * 2)
+
+
+def test_perturbation_rmse_one_row_per_mechanism_and_budget(square):
+    table = leakage.perturbation_rmse(
+        square, [1.0, 100.0], 40, np.random.default_rng(7), lsrr_levels=3, e_splits=2
+    )
+    assert len(table) == 2 * 6 and list(table.columns) == [
+        "eps_star", "mechanism", "rmse"
+    ]  # fmt: skip
+    assert (table["rmse"] >= 0).all()
+    geo = table[table["mechanism"] == "GEO"]["rmse"].to_numpy()
+    assert geo[1] < 0.05 < geo[0]  # at ε* = 100 GEO barely moves the query
+
+
+def test_pair_epsilons_corners_are_randomized_response(square):
+    pairs, accounted, worst = leakage.pair_epsilons(
+        square, 2.0, [0.1, 0.5], 3, np.random.default_rng(8)
+    )
+    assert list(pairs.groupby("utility").size()) == [6, 6]
+    # every CMP split separates opposite corners: k-fold randomized response, the PLD
+    assert worst["cmp"]["corners"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
+    for utility in ("cmp", "dis"):
+        largest = pairs[pairs.utility == utility].epsilon.max()
+        assert all(largest <= v + 1e-3 for v in accounted[utility].values())
