@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from companion import plots  # noqa: E402
-from companion.studies import leakage, thesis_basic  # noqa: E402
+from companion.studies import composition, leakage, thesis_basic  # noqa: E402
 from dpnn import accounting, adversary, data, trees  # noqa: E402
 
 
@@ -168,3 +168,36 @@ def test_pair_epsilons_corners_are_randomized_response(square):
     for utility in ("cmp", "dis"):
         largest = pairs[pairs.utility == utility].epsilon.max()
         assert all(largest <= v + 1e-3 for v in accounted[utility].values())
+
+
+# --- composition (notebook 02) --------------------------------------------------------
+
+
+def test_composition_curves_known_values():
+    table = composition.composition_curves(0.5, np.array([1, 4]), 1e-5)
+    assert list(table.index) == [1, 4]
+    assert list(table["basic (Thm 2.9)"]) == [0.5, 2.0]
+    # one ε-DP step composes to itself, a hair less for δ > 0
+    assert 0.499 < table["optimal for ε-DP (KOV)"].iloc[0] <= 0.5
+    # zCDP of ε-BR steps charges a quarter of the ρ of ε-DP steps, so less ε
+    assert (table["zCDP, ε-BR steps (ρ = kε²/8)"] < table["zCDP (ρ = kε²/2)"]).all()
+
+
+def test_first_crossing():
+    ks = np.array([1, 2, 5, 10])
+    assert composition.first_crossing(ks, [False, False, True, True]) == 5
+    assert composition.first_crossing(ks, [False] * 4) is None
+
+
+def test_composition_bounds_one_panel_per_epsilon():
+    curves = {
+        e: composition.composition_curves(e, np.array([1, 10]), 1e-5)
+        for e in (0.1, 1.0)
+    }
+    fig = plots.composition_bounds(curves, [1, 10], {0.1: [0.1, 1], 1.0: [1, 9]}, 1e-5)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "per-step ε = 0.1, δ = 1e-05",
+        "per-step ε = 1, δ = 1e-05",
+    ]
+    assert fig.axes[0].get_xscale() == "log" == fig.axes[0].get_yscale()
+    plt.close(fig)

@@ -53,6 +53,7 @@ from .dptt import (
 )
 from .evaluation import variant_panels
 from .primitives import (
+    composition_bounds,
     ecdf_against_cdf,
     geo_query_map,
     log_ratio_bins,
@@ -76,6 +77,7 @@ __all__ = [
     "noise_cloud",
     "ecdf_against_cdf",
     "geo_query_map",
+    "composition_bounds",
     "kd_partition",
     "tree_diagram",
     "accuracy_curves",
