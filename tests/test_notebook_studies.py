@@ -10,8 +10,17 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from companion import plots  # noqa: E402
-from companion.studies import composition, leakage, thesis_basic  # noqa: E402
-from dpnn import accounting, adversary, data, trees  # noqa: E402
+from companion.studies import (  # noqa: E402
+    composition,
+    leakage,
+    thesis_basic,
+    thesis_variants,
+)
+from dpnn import accounting, adversary, data, traversal, trees  # noqa: E402
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
 
 
 @pytest.fixture
@@ -200,4 +209,74 @@ def test_composition_bounds_one_panel_per_epsilon():
         "per-step ε = 1, δ = 1e-05",
     ]
     assert fig.axes[0].get_xscale() == "log" == fig.axes[0].get_yscale()
+    plt.close(fig)
+
+
+# --- the DP-TT variants (notebook 06) -------------------------------------------------
+
+
+@pytest.fixture
+def complete_line():
+    return trees.build_tree(np.arange(16.0))  # a complete tree of height 4
+
+
+def test_variant_walks_counts_of_calls_and_releases(complete_line):
+    walks = thesis_variants.variant_walks(
+        complete_line, np.array([5.2]), 3.0, ["basic", "P1", "GS", "N3"], rng(9)
+    )
+    assert [w["name"] for w in walks] == ["basic", "P1", "GS", "N3"]
+    assert [w["calls"] for w in walks] == [4, 2 * 3, 4 * 5 // 2, 4]
+    assert [len(w["released"]) for w in walks] == [1, 2, 5, 3]
+    assert len(walks[0]["em"]) == 4 and walks[0]["split"] == []
+
+
+def test_variant_accuracy_skips_variants_deeper_than_the_tree(complete_line):
+    queries = np.array([0.1, 7.4, 15.0])
+    truth = np.argsort(np.abs(np.arange(16.0)[None, :] - queries[:, None]), axis=1)
+    table = thesis_variants.variant_accuracy(
+        complete_line, queries, truth[:, :5], ["basic", "E8", "N5"], 1e3, rng(10)
+    )
+    assert list(table["variant"]) == ["basic", "N5"] and set(table["d"]) == {1}
+    assert list(table["released"]) == [1.0, 5.0]
+    assert list(table["calls c"]) == [4.0, 4.0]
+    assert (table["raw"] <= table["top-5"]).all()
+
+
+def test_greedy_call_counts_match_the_formula():
+    table = thesis_variants.greedy_call_counts([1, 2, 3], 1.0, 5, rng(11))
+    assert list(table["measured min"]) == list(table["h(h+1)/2"]) == [1, 3, 6]
+    assert list(table["measured max"]) == [1, 3, 6]
+    assert list(table["released"]) == [2, 3, 4]
+    assert table["k+1 at depth k"].all()
+
+
+def test_gs_schedules_spend_the_same_total(complete_line):
+    queries = np.array([0.1, 7.4, 15.0])
+    truth = np.argsort(np.abs(np.arange(16.0)[None, :] - queries[:, None]), axis=1)
+    total, table = thesis_variants.gs_schedules(
+        complete_line, queries, truth[:, :5], 2.0, rng(12)
+    )
+    assert len(table) == len(traversal.SCHEDULES)
+    np.testing.assert_allclose(table["composed (PLD)"], total, rtol=1e-3)
+
+
+def test_variant_panels_titles():
+    points = np.random.default_rng(13).uniform(0, 100, (8, 2))
+    tree = trees.build_tree(points)
+    query = np.array([50.0, 50.0])
+    walks = thesis_variants.variant_walks(tree, query, 3.0, ["basic", "GS"], rng(14))
+    fig = plots.variant_walks_panels(tree, query, walks, 0, 3.0)
+    assert len(fig.axes) == 2
+    first, second = fig.axes[0].get_title().split("\n")
+    assert first == "One query (50.0, 50.0) on a 8-leaf tree, CMP, ε = 3 per step"
+    assert second.startswith("DP-TT basic: 3 exponential-mechanism calls, 1 released")
+    plt.close(fig)
+    accuracy = pd.DataFrame(
+        {"d": [1, 1, 2, 2], "variant": ["basic", "GS"] * 2,
+         "released": [1.0, 5.0] * 2, "raw": [0.5] * 4, "top-5": [0.6] * 4,
+         "ε exact": [1.0, 3.0, 1.0, 3.0]}
+    )  # fmt: skip
+    fig = plots.variant_accuracy_panels(accuracy, n_points=10, epsilon=7.0)
+    assert len(fig.axes) == 5  # four panels and the colour bar
+    assert fig.axes[2].get_title() == "2-D, N = 10, per-step ε = 7"
     plt.close(fig)

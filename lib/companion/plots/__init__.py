@@ -51,7 +51,11 @@ from .dptt import (
     protocol_with_draws,
     tree_diagram,
 )
-from .evaluation import variant_panels
+from .evaluation import (
+    variant_accuracy_panels,
+    variant_panels,
+    variant_walks_panels,
+)
 from .primitives import (
     composition_bounds,
     ecdf_against_cdf,
@@ -87,6 +91,8 @@ __all__ = [
     "dis_against_geo_panels",
     "cmp_accuracy_panels",
     "variant_panels",
+    "variant_walks_panels",
+    "variant_accuracy_panels",
     "summary_panels",
     "overlap_picture",
     "psd_tree",
