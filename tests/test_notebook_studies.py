@@ -12,6 +12,7 @@ import pytest  # noqa: E402
 from companion import plots  # noqa: E402
 from companion.studies import (  # noqa: E402
     composition,
+    simrand as simrand_studies,
     leakage,
     thesis_basic,
     thesis_variants,
@@ -279,4 +280,35 @@ def test_variant_panels_titles():
     fig = plots.variant_accuracy_panels(accuracy, n_points=10, epsilon=7.0)
     assert len(fig.axes) == 5  # four panels and the colour bar
     assert fig.axes[2].get_title() == "2-D, N = 10, per-step ε = 7"
+    plt.close(fig)
+
+
+# --- SimRand (notebook 12) ------------------------------------------------------------
+
+
+def test_flip_pattern_counts_reads_outputs_as_binary_numbers():
+    bits = np.array([True, False, True])
+    # ε huge: no bit flips, every output is the hash itself, 101 = 5
+    counts = simrand_studies.flip_pattern_counts(bits, 50, 1e6, 1, rng(15))
+    assert counts.shape == (8,) and counts[5] == 50 and counts.sum() == 50
+    # ε tiny: each bit is a coin flip, every pattern about 1/8 of the time
+    counts = simrand_studies.flip_pattern_counts(bits, 8000, 1e-9, 1, rng(16))
+    assert np.all(np.abs(counts - 1000) < 4 * np.sqrt(1000))
+
+
+def test_exact_privacy_check_draws_only_positive_deltas():
+    fig = plots.exact_privacy_check(
+        np.array([0.0, 1.0, 2.0]),
+        np.array([0.0, 1.0, 2.0]),
+        epsilon=2.0,
+        k_flip=2,
+        k=4,
+        eps_prime=np.array([0.0, 1.0, 2.0, 3.0]),
+        delta_curve=[0.5, 0.1, 1e-3, 0.0],
+        delta=1e-2,
+    )
+    left, right = fig.axes
+    np.testing.assert_array_equal(left.lines[0].get_ydata(), [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(right.lines[0].get_xdata(), [0.0, 1.0, 2.0])
+    assert right.get_yscale() == "log"
     plt.close(fig)

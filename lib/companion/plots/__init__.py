@@ -66,7 +66,12 @@ from .primitives import (
     selection_probabilities,
 )
 from .psd import error_bars_by_shape, psd_tree
-from .simrand import pi_fraction, recall_panel_data, recall_panels
+from .simrand import (
+    exact_privacy_check,
+    pi_fraction,
+    recall_panel_data,
+    recall_panels,
+)
 from .style import figures_dir, save, use_style
 
 __all__ = [
@@ -102,6 +107,7 @@ __all__ = [
     "pi_fraction",
     "recall_panel_data",
     "recall_panels",
+    "exact_privacy_check",
     "inference_error_panel",
     "actual_against_accounted",
     "error_against_rmse",
