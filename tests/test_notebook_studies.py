@@ -12,6 +12,7 @@ import pytest  # noqa: E402
 from companion import plots  # noqa: E402
 from companion.studies import (  # noqa: E402
     composition,
+    cormode,
     simrand as simrand_studies,
     leakage,
     thesis_basic,
@@ -312,3 +313,7 @@ def test_exact_privacy_check_draws_only_positive_deltas():
     np.testing.assert_array_equal(right.lines[0].get_xdata(), [0.0, 1.0, 2.0])
     assert right.get_yscale() == "log"
     plt.close(fig)
+
+
+def test_ratio_range():
+    assert cormode.ratio_range(pd.Series([3.071, 1.5, 2.0])) == "1.50–3.07×"

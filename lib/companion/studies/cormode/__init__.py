@@ -8,6 +8,7 @@ from .data_and_quadtrees import (
     QUADTREE_VARIANTS,
     geonames_places,
     quadtree_study,
+    ratio_range,
 )
 from .private_medians import median_study
 from .psd_methods import (
@@ -24,6 +25,7 @@ __all__ = [
     "geonames_places",
     "QUADTREE_VARIANTS",
     "quadtree_study",
+    "ratio_range",
     "median_study",
     "PSD_NAMES",
     "build_psd",

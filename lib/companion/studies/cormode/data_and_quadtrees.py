@@ -16,7 +16,13 @@ from dpnn.psd import (
     queries,
 )
 
-__all__ = ["EUROPE", "geonames_places", "QUADTREE_VARIANTS", "quadtree_study"]
+__all__ = [
+    "EUROPE",
+    "geonames_places",
+    "QUADTREE_VARIANTS",
+    "quadtree_study",
+    "ratio_range",
+]
 
 
 #: Europe, the region used for the GeoNames stand-in of the paper's TIGER/Line data:
@@ -129,3 +135,8 @@ def _workload_rows(tree, workloads, labels):
         {**labels, "shape": shape, "error": queries.median_relative_error(a, truth)}
         for (shape, (_, truth)), a in zip(workloads.items(), answers)
     ]
+
+
+def ratio_range(ratios) -> str:
+    """The least and largest of some error ratios, as a reader's range: '1.52–3.07×'."""
+    return f"{ratios.min():.2f}–{ratios.max():.2f}×"
