@@ -43,13 +43,21 @@ from .classification import overlap_picture, summary_panels
 from .common import curves, figure_and_axes, theory_vs_simulation
 from .dptt import (
     accuracy_curves,
+    cmp_accuracy_panels,
+    dis_against_geo_panels,
     kd_partition,
     labelled_scatter,
     protocol_sequence,
+    protocol_with_draws,
     tree_diagram,
 )
-from .evaluation import variant_panels
+from .evaluation import (
+    variant_accuracy_panels,
+    variant_panels,
+    variant_walks_panels,
+)
 from .primitives import (
+    composition_bounds,
     ecdf_against_cdf,
     geo_query_map,
     log_ratio_bins,
@@ -58,7 +66,12 @@ from .primitives import (
     selection_probabilities,
 )
 from .psd import error_bars_by_shape, psd_tree
-from .simrand import pi_fraction, recall_panel_data, recall_panels
+from .simrand import (
+    exact_privacy_check,
+    pi_fraction,
+    recall_panel_data,
+    recall_panels,
+)
 from .style import figures_dir, save, use_style
 
 __all__ = [
@@ -74,12 +87,18 @@ __all__ = [
     "noise_cloud",
     "ecdf_against_cdf",
     "geo_query_map",
+    "composition_bounds",
     "kd_partition",
     "tree_diagram",
     "accuracy_curves",
     "protocol_sequence",
     "labelled_scatter",
+    "protocol_with_draws",
+    "dis_against_geo_panels",
+    "cmp_accuracy_panels",
     "variant_panels",
+    "variant_walks_panels",
+    "variant_accuracy_panels",
     "summary_panels",
     "overlap_picture",
     "psd_tree",
@@ -89,6 +108,7 @@ __all__ = [
     "pi_fraction",
     "recall_panel_data",
     "recall_panels",
+    "exact_privacy_check",
     "inference_error_panel",
     "actual_against_accounted",
     "error_against_rmse",

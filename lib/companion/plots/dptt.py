@@ -13,6 +13,9 @@ __all__ = [
     "accuracy_curves",
     "protocol_sequence",
     "labelled_scatter",
+    "protocol_with_draws",
+    "dis_against_geo_panels",
+    "cmp_accuracy_panels",
 ]
 
 
@@ -279,4 +282,76 @@ def labelled_scatter(
         ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
+    return fig
+
+
+def protocol_with_draws(steps, *, title=None):
+    """Sequence diagram of the first DP-TT exchanges, one row of ``steps`` each.
+
+    ``steps`` has the columns ``node``, ``left child``, ``right child``, ``bit`` and
+    ``p_right``; beside each bit, in grey, the probability the client drew it with
+    (which stays with the client).
+    """
+    messages = []
+    for node, left, right, bit in zip(
+        steps["node"], steps["left child"], steps["right child"], steps["bit"]
+    ):
+        messages.append(("server", f"node {node}: children {left:,.0f} | {right:,.0f}"))
+        messages.append(("client", f"bit {bit}"))
+    messages.append(("server", "… one exchange per level …  then the leaf's value"))
+    fig = protocol_sequence(messages, title=title)
+    ax = fig.axes[0]
+    for i, p_right in enumerate(steps["p_right"]):
+        ax.text(
+            1.04,
+            -(2 * i + 1) - 0.5,
+            f"drawn with\nPr[right] = {p_right:.2f}",
+            fontsize="xx-small",
+            va="center",
+            color="0.35",
+        )
+    ax.set_xlim(-0.25, 1.45)
+    fig.set_size_inches(8.5, 6)
+    return fig
+
+
+def dis_against_geo_panels(table, sensitivities, *, n_points, epsilon):
+    """Raw and top-5 accuracy of DP-TT-DIS and GEO against the sensitivity, 1-D above
+    and 2-D below, privacy decreasing to the right; ``table`` as returned by
+    :func:`companion.studies.thesis.dis_against_geo`."""
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), sharex=True)
+    methods = ("DP-TT-DIS", "GEO")
+    for i, d in enumerate((1, 2)):
+        for j, column in enumerate(("raw", "top-5")):
+            part = table[table["d"] == d]
+            accuracy_curves(
+                sensitivities,
+                {m: part[part["method"] == m][column] for m in methods},
+                errors={
+                    m: part[part["method"] == m][f"{column} s.e."] for m in methods
+                },
+                xlabel="sensitivity Δ (= privacy radius r)",
+                ylabel=f"{column} accuracy",
+                ax=axes[i, j],
+            )
+            axes[i, j].set_title(f"{d}-D, N = {n_points:,}, per-step ε = {epsilon:g}")
+    axes[0, 0].invert_xaxis()  # shared x
+    return fig
+
+
+def cmp_accuracy_panels(table, epsilons, *, n_points):
+    """Raw and top-5 accuracy of DP-TT-CMP against the per-step ε, one curve per
+    dimension; ``table`` as returned by :func:`companion.studies.thesis.cmp_sweep`."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, column in zip(axes, ("raw", "top-5")):
+        accuracy_curves(
+            epsilons,
+            {f"{d}-D": table[table["d"] == d][column] for d in (1, 2)},
+            errors={f"{d}-D": table[table["d"] == d][f"{column} s.e."] for d in (1, 2)},
+            xlabel="per-step ε",
+            ylabel=f"{column} accuracy",
+            ax=ax,
+        )
+        panel = "ab"[column == "top-5"]
+        ax.set_title(f"({panel}) {column} accuracy, DP-TT-CMP, N = {n_points:,}")
     return fig

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 from matplotlib.ticker import NullLocator
 
-__all__ = ["variant_panels"]
+from .dptt import labelled_scatter, tree_diagram
+
+__all__ = ["variant_panels", "variant_walks_panels", "variant_accuracy_panels"]
 
 
 def variant_panels(
@@ -104,4 +107,60 @@ def variant_panels(
             ax.legend(fontsize="x-small", loc="upper left")
     if suptitle:
         fig.suptitle(suptitle)
+    return fig
+
+
+def variant_walks_panels(tree, query, walks, nearest, epsilon):
+    """One tree diagram per DP-TT walk of ``query`` (as returned by
+    :func:`companion.studies.thesis_variants.variant_walks`): its calls, splits and
+    released leaves, with the leaf of the true nearest neighbour ``nearest``."""
+    leaf_of = tree.leaf_of_point()
+    fig, axes = plt.subplots(len(walks), 1, figsize=(10, 3.0 * len(walks)))
+    for ax, walk in zip(axes, walks):
+        released = walk["released"]
+        found = ", true NN found" if nearest in released else ", true NN missed"
+        tree_diagram(
+            tree,
+            em=walk["em"],
+            split=walk["split"],
+            released=leaf_of[released],
+            target=[leaf_of[nearest]],
+            ax=ax,
+            title=f"DP-TT {walk['name']}: {walk['calls']} exponential-mechanism "
+            f"calls, {len(released)} released" + found,
+        )
+    axes[0].set_title(
+        f"One query ({query[0]:.1f}, {query[1]:.1f}) on a {len(tree.points)}-leaf "
+        f"tree, CMP, ε = {epsilon:g} per step\n" + axes[0].get_title()
+    )
+    return fig
+
+
+def variant_accuracy_panels(accuracy, *, n_points, epsilon):
+    """Raw and top-5 accuracy of each DP-TT variant against the values it releases,
+    1-D above and 2-D below, coloured by the log of its exact composed ε; ``accuracy``
+    as returned by :func:`companion.studies.thesis_variants.variant_accuracy`."""
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    colour_range = {
+        "vmin": np.log(accuracy["ε exact"].min()),
+        "vmax": np.log(accuracy["ε exact"].max()),
+        "cmap": "viridis",
+    }
+    for i, d in enumerate((1, 2)):
+        part = accuracy[accuracy["d"] == d]
+        for j, column in enumerate(("raw", "top-5")):
+            labelled_scatter(
+                part["released"],
+                part[column],
+                part["variant"],
+                xlabel="values released per query",
+                ylabel=f"{column} accuracy",
+                ax=axes[i, j],
+                c=np.log(part["ε exact"]),
+                **colour_range,
+                label_offsets={"N5": (4, -11), "P4": (4, -11), "E8": (-14, -11)},
+            )
+            axes[i, j].set_ylim(-0.02, 1.05)
+            axes[i, j].set_title(f"{d}-D, N = {n_points:,}, per-step ε = {epsilon:g}")
+    fig.colorbar(axes[0, 0].collections[0], ax=axes, label="ln(composed ε, exact)")
     return fig

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
-from .common import figure_and_axes
+from .common import curves, figure_and_axes
 
 __all__ = [
     "output_histograms",
@@ -15,6 +15,7 @@ __all__ = [
     "noise_cloud",
     "ecdf_against_cdf",
     "geo_query_map",
+    "composition_bounds",
 ]
 
 
@@ -158,4 +159,37 @@ def geo_query_map(points, query, perturbed, true_index, released_index, *, ax=No
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))
+    return fig
+
+
+def composition_bounds(curves_by_epsilon, pld_checkpoints, pld_points, delta):
+    """One log-log panel per per-step ε: each bound's total ε against the number of
+    compositions (``curves_by_epsilon[e]``, indexed by k), with the PLD's value of
+    k-fold randomized response at ``pld_checkpoints`` as crosses."""
+    epsilons = list(curves_by_epsilon)
+    fig, axes = plt.subplots(
+        1, len(epsilons), figsize=(5 * len(epsilons), 4.4), sharey=False
+    )
+    for ax, e in zip(np.atleast_1d(axes), epsilons):
+        table = curves_by_epsilon[e]
+        curves(
+            table.index,
+            {c: table[c] for c in table},
+            xlabel="compositions k",
+            ylabel="total ε",
+            logx=True,
+            logy=True,
+            ax=ax,
+            marker=None,
+        )
+        ax.plot(
+            pld_checkpoints,
+            pld_points[e],
+            "kx",
+            ms=9,
+            mew=2,
+            label="dp_accounting PLD (RR)",
+        )
+        ax.set_title(f"per-step ε = {e:g}, δ = {delta:g}")
+        ax.legend(fontsize="x-small")
     return fig

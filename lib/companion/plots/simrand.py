@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 
-__all__ = ["pi_fraction", "recall_panel_data", "recall_panels"]
+import numpy as np
+
+__all__ = ["pi_fraction", "recall_panel_data", "recall_panels", "exact_privacy_check"]
 
 
 def pi_fraction(fraction) -> str:
@@ -110,4 +112,40 @@ def recall_panels(
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
     axes.ravel()[0].legend(fontsize="x-small")
+    return fig
+
+
+def exact_privacy_check(
+    jittered_h, worst, *, epsilon, k_flip, k, eps_prime, delta_curve, delta
+):
+    """Left: the largest |log-ratio| of SimRand's outputs against the bits ``H`` in
+    which two neighbours' hashes differ (``jittered_h``, one dot per projection),
+    with the line ε H / K; right: the exact δ(ε') on a log axis, where positive."""
+    h_values = np.arange(k + 1)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    axes[0].scatter(
+        jittered_h, worst, s=6, alpha=0.4, label="exact, one projection each"
+    )
+    axes[0].plot(
+        h_values, epsilon * h_values / k_flip, color="k", lw=1, label="ε H / K"
+    )
+    axes[0].axhline(epsilon, color="C3", ls="--", label="ε")
+    axes[0].axvline(k_flip + 0.5, color="0.5", ls=":", label="H = K")
+    axes[0].set(
+        xlabel="bits H in which the neighbours' hashes differ",
+        ylabel="largest |log-ratio| over 2^k outputs",
+    )
+    axes[0].legend(fontsize="x-small")
+    # δ(ε') is exactly 0 beyond the largest log-ratio: not drawn on a log axis
+    positive = np.asarray(delta_curve) > 0
+    axes[1].semilogy(
+        eps_prime[positive],
+        np.asarray(delta_curve)[positive],
+        marker=".",
+        label="exact δ(ε') at angle α (0 beyond)",
+    )
+    axes[1].axhline(delta, color="C3", ls="--", label="target δ")
+    axes[1].axvline(epsilon, color="0.5", ls=":", label="ε")
+    axes[1].set(xlabel="ε'", ylabel="δ(ε')", ylim=(1e-14, 1.5))
+    axes[1].legend(fontsize="x-small")
     return fig

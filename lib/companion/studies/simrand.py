@@ -23,6 +23,7 @@ from dpnn.simrand.search import smallest_indices
 from dpnn.simrand.simhash import check_rows, projection, simhash
 
 __all__ = [
+    "flip_pattern_counts",
     "estimator_study",
     "recall_table",
     "clustered_vectors",
@@ -360,3 +361,13 @@ def wins_sentence(group) -> str:
 def pi_text(fraction) -> str:
     """An angle given as a fraction of π, in words: 'π' or 'π/8'."""
     return "π" if fraction == 1 else f"π/{1 / fraction:g}"
+
+
+def flip_pattern_counts(bits, n, epsilon, k_flip, rng) -> np.ndarray:
+    """How often each of the 2^k outputs (read as binary numbers, first bit highest)
+    comes out of ``n`` independent flips of the k-bit hash ``bits`` by
+    :func:`dpnn.simrand.flip_bits` at ``epsilon`` with ``K = k_flip``."""
+    k = len(bits)
+    powers = 2 ** np.arange(k - 1, -1, -1)
+    flipped = flips.flip_bits(np.tile(bits, (n, 1)), epsilon, k_flip, rng)
+    return np.bincount(flipped.astype(int) @ powers, minlength=2**k)

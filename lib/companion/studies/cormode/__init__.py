@@ -9,6 +9,7 @@ from .data_and_quadtrees import (
     geonames_places,
     quadtree_study,
     workload_rows,
+    ratio_range,
 )
 from .private_medians import median_study
 from .psd_methods import (
@@ -26,6 +27,7 @@ __all__ = [
     "QUADTREE_VARIANTS",
     "quadtree_study",
     "workload_rows",
+    "ratio_range",
     "median_study",
     "PSD_NAMES",
     "build_psd",

@@ -22,6 +22,7 @@ __all__ = [
     "QUADTREE_VARIANTS",
     "quadtree_study",
     "workload_rows",
+    "ratio_range",
 ]
 
 
@@ -137,3 +138,8 @@ def workload_rows(tree, workloads, labels):
         {**labels, "shape": shape, "error": queries.median_relative_error(a, truth)}
         for (shape, (_, truth)), a in zip(workloads.items(), answers)
     ]
+
+
+def ratio_range(ratios) -> str:
+    """The least and largest of some error ratios, as a reader's range: '1.52–3.07×'."""
+    return f"{ratios.min():.2f}–{ratios.max():.2f}×"

@@ -1,0 +1,319 @@
+"""The computations and figures the narrative notebooks call, on small known cases."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from companion import plots  # noqa: E402
+from companion.studies import (  # noqa: E402
+    composition,
+    cormode,
+    simrand as simrand_studies,
+    leakage,
+    thesis_basic,
+    thesis_variants,
+)
+from dpnn import accounting, adversary, data, traversal, trees  # noqa: E402
+
+
+def rng(seed):
+    return np.random.default_rng(seed)
+
+
+@pytest.fixture
+def line():
+    points = data.uniform_points(64, 1, np.random.default_rng(0))
+    return points, trees.build_tree(points)
+
+
+def test_dis_against_geo_exact_geo_and_thesis_budget(line):
+    points, tree = line
+    table = thesis_basic.dis_against_geo(
+        points, tree, 30, 1e6, [1e9, 1.0], np.random.default_rng(1)
+    )
+    assert list(table.columns) == [
+        "d", "Δ", "method", "raw", "raw s.e.", "top-5", "top-5 s.e.", "ε*"
+    ]  # fmt: skip
+    assert len(table) == 2 * 2 * 2
+    assert table["ε*"].iloc[0] == accounting.br_composition(
+        [1e6] * tree.tree_height, 1 / 64
+    )
+    # at ε*/Δ of about 1e7 per unit GEO's noise is nil: it finds every true NN
+    geo = table[(table["method"] == "GEO") & (table["Δ"] == 1.0)]
+    assert list(geo["raw"]) == [1.0, 1.0] and list(geo["top-5"]) == [1.0, 1.0]
+
+
+def test_dis_against_geo_draws_like_one_loop(line):
+    points, tree = line
+    a = thesis_basic.dis_against_geo(
+        points, tree, 10, 1.0, [1e3], np.random.default_rng(2)
+    )
+    b = thesis_basic.dis_against_geo(
+        points, tree, 10, 1.0, [1e3], np.random.default_rng(2)
+    )
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_cmp_sweep_coin_flips_and_certain_turns(line):
+    points, tree = line
+    table = thesis_basic.cmp_sweep(
+        points, tree, 200, [1e-9, 1e3], np.random.default_rng(3)
+    )
+    assert list(table["d"]) == [1, 1, 2, 2]
+    assert list(table["per-step ε"]) == [1e-9, 1e3] * 2
+    assert table["composed ε (thesis)"].iloc[1] == accounting.br_composition(
+        [1e3] * tree.tree_height, 1 / 64
+    )
+    # certain turns release the noiseless descent's leaf, nearly always a top-5 in 1-D
+    assert table["top-5"].iloc[1] > 0.9
+    # coin flips release a uniform leaf: the true NN about once in 64
+    assert table["raw"].iloc[0] < 0.1
+
+
+def test_dis_against_geo_panels_layout():
+    table = pd.DataFrame(
+        [
+            {"d": d, "method": m, "raw": 0.5, "raw s.e.": 0.1, "top-5": 0.7,
+             "top-5 s.e.": 0.1}
+            for d in (1, 2) for _ in (1e9, 1e3) for m in ("DP-TT-DIS", "GEO")
+        ]
+    )  # fmt: skip
+    table = table.sort_values(["d", "method"], kind="stable")
+    fig = plots.dis_against_geo_panels(table, [1e9, 1e3], n_points=100, epsilon=1.0)
+    assert len(fig.axes) == 4
+    assert fig.axes[3].get_title() == "2-D, N = 100, per-step ε = 1"
+    assert fig.axes[0].xaxis_inverted()
+    plt.close(fig)
+
+
+def test_cmp_accuracy_panels_titles():
+    table = pd.DataFrame(
+        [
+            {"d": d, "raw": 0.1, "raw s.e.": 0.0, "top-5": 0.2, "top-5 s.e.": 0.0}
+            for d in (1, 2) for _ in range(3)
+        ]
+    )  # fmt: skip
+    fig = plots.cmp_accuracy_panels(table, [0.1, 1, 10], n_points=1000)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "(a) raw accuracy, DP-TT-CMP, N = 1,000",
+        "(b) top-5 accuracy, DP-TT-CMP, N = 1,000",
+    ]
+    plt.close(fig)
+
+
+def test_protocol_with_draws_one_note_per_step():
+    steps = pd.DataFrame(
+        {"node": [0, 1], "left child": [1.0, 2.0], "right child": [3.0, 4.0],
+         "bit": [1, 0], "p_right": [0.25, 0.75]}
+    )  # fmt: skip
+    fig = plots.protocol_with_draws(steps, title="t")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert "node 0: children 1 | 3" in texts and "bit 0" in texts
+    assert "drawn with\nPr[right] = 0.75" in texts
+    assert tuple(fig.get_size_inches()) == (8.5, 6)
+    plt.close(fig)
+
+
+# --- what the server learns (notebook 14) ---------------------------------------------
+
+
+@pytest.fixture
+def square():
+    points = np.random.default_rng(4).uniform(0, 1, (64, 2))
+    domain = np.array([[0.0, 1.0], [0.0, 1.0]])
+    return {
+        "points": points,
+        "tree": trees.build_tree(points),
+        "domain": domain,
+        "grid": adversary.domain_grid(domain, 8),
+        "delta": 1 / 64,
+    }
+
+
+def test_random_pair_at_distance_is_inside_and_that_far(square):
+    rng = np.random.default_rng(5)
+    for r in (0.1, 0.3, 0.6):
+        a, b = leakage.random_pair_at_distance(square["domain"], r, rng, unit=2.0)
+        assert np.linalg.norm(b - a) == pytest.approx(2 * r)
+        assert np.all((a >= 0) & (a <= 1) & (b >= 0) & (b <= 1))
+
+
+def test_released_locations_leaf_point_and_root_centroid(square):
+    tree, domain = square["tree"], square["domain"]
+    queries = np.array([[0.1, 0.2], [0.8, 0.9]])
+    basic = adversary.DPTT(tree, 50.0, "cmp", domain)
+    where = leakage.released_locations(basic, queries, np.random.default_rng(6))
+    assert all(np.any(np.all(tree.points == w, axis=1)) for w in where)
+    # E stopping at the root's height releases every point: their centroid
+    everything = adversary.DPTT(
+        tree, 1.0, "cmp", domain, variant=f"E{tree.tree_height}"
+    )
+    where = leakage.released_locations(everything, queries, np.random.default_rng(6))
+    np.testing.assert_allclose(where, [square["points"].mean(axis=0)] * 2)
+
+
+def test_perturbation_rmse_one_row_per_mechanism_and_budget(square):
+    table = leakage.perturbation_rmse(
+        square, [1.0, 100.0], 40, np.random.default_rng(7), lsrr_levels=3, e_splits=2
+    )
+    assert len(table) == 2 * 6 and list(table.columns) == [
+        "eps_star", "mechanism", "rmse"
+    ]  # fmt: skip
+    assert (table["rmse"] >= 0).all()
+    geo = table[table["mechanism"] == "GEO"]["rmse"].to_numpy()
+    assert geo[1] < 0.05 < geo[0]  # at ε* = 100 GEO barely moves the query
+
+
+def test_pair_epsilons_corners_are_randomized_response(square):
+    pairs, accounted, worst = leakage.pair_epsilons(
+        square, 2.0, [0.1, 0.5], 3, np.random.default_rng(8)
+    )
+    assert list(pairs.groupby("utility").size()) == [6, 6]
+    # every CMP split separates opposite corners: k-fold randomized response, the PLD
+    assert worst["cmp"]["corners"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
+    for utility in ("cmp", "dis"):
+        largest = pairs[pairs.utility == utility].epsilon.max()
+        assert all(largest <= v + 1e-3 for v in accounted[utility].values())
+
+
+# --- composition (notebook 02) --------------------------------------------------------
+
+
+def test_composition_curves_known_values():
+    table = composition.composition_curves(0.5, np.array([1, 4]), 1e-5)
+    assert list(table.index) == [1, 4]
+    assert list(table["basic (Thm 2.9)"]) == [0.5, 2.0]
+    # one ε-DP step composes to itself, a hair less for δ > 0
+    assert 0.499 < table["optimal for ε-DP (KOV)"].iloc[0] <= 0.5
+    # zCDP of ε-BR steps charges a quarter of the ρ of ε-DP steps, so less ε
+    assert (table["zCDP, ε-BR steps (ρ = kε²/8)"] < table["zCDP (ρ = kε²/2)"]).all()
+
+
+def test_first_crossing():
+    ks = np.array([1, 2, 5, 10])
+    assert composition.first_crossing(ks, [False, False, True, True]) == 5
+    assert composition.first_crossing(ks, [False] * 4) is None
+
+
+def test_composition_bounds_one_panel_per_epsilon():
+    curves = {
+        e: composition.composition_curves(e, np.array([1, 10]), 1e-5)
+        for e in (0.1, 1.0)
+    }
+    fig = plots.composition_bounds(curves, [1, 10], {0.1: [0.1, 1], 1.0: [1, 9]}, 1e-5)
+    assert [ax.get_title() for ax in fig.axes] == [
+        "per-step ε = 0.1, δ = 1e-05",
+        "per-step ε = 1, δ = 1e-05",
+    ]
+    assert fig.axes[0].get_xscale() == "log" == fig.axes[0].get_yscale()
+    plt.close(fig)
+
+
+# --- the DP-TT variants (notebook 06) -------------------------------------------------
+
+
+@pytest.fixture
+def complete_line():
+    return trees.build_tree(np.arange(16.0))  # a complete tree of height 4
+
+
+def test_variant_walks_counts_of_calls_and_releases(complete_line):
+    walks = thesis_variants.variant_walks(
+        complete_line, np.array([5.2]), 3.0, ["basic", "P1", "GS", "N3"], rng(9)
+    )
+    assert [w["name"] for w in walks] == ["basic", "P1", "GS", "N3"]
+    assert [w["calls"] for w in walks] == [4, 2 * 3, 4 * 5 // 2, 4]
+    assert [len(w["released"]) for w in walks] == [1, 2, 5, 3]
+    assert len(walks[0]["em"]) == 4 and walks[0]["split"] == []
+
+
+def test_variant_accuracy_skips_variants_deeper_than_the_tree(complete_line):
+    queries = np.array([0.1, 7.4, 15.0])
+    truth = np.argsort(np.abs(np.arange(16.0)[None, :] - queries[:, None]), axis=1)
+    table = thesis_variants.variant_accuracy(
+        complete_line, queries, truth[:, :5], ["basic", "E8", "N5"], 1e3, rng(10)
+    )
+    assert list(table["variant"]) == ["basic", "N5"] and set(table["d"]) == {1}
+    assert list(table["released"]) == [1.0, 5.0]
+    assert list(table["calls c"]) == [4.0, 4.0]
+    assert (table["raw"] <= table["top-5"]).all()
+
+
+def test_greedy_call_counts_match_the_formula():
+    table = thesis_variants.greedy_call_counts([1, 2, 3], 1.0, 5, rng(11))
+    assert list(table["measured min"]) == list(table["h(h+1)/2"]) == [1, 3, 6]
+    assert list(table["measured max"]) == [1, 3, 6]
+    assert list(table["released"]) == [2, 3, 4]
+    assert table["k+1 at depth k"].all()
+
+
+def test_gs_schedules_spend_the_same_total(complete_line):
+    queries = np.array([0.1, 7.4, 15.0])
+    truth = np.argsort(np.abs(np.arange(16.0)[None, :] - queries[:, None]), axis=1)
+    total, table = thesis_variants.gs_schedules(
+        complete_line, queries, truth[:, :5], 2.0, rng(12)
+    )
+    assert len(table) == len(traversal.SCHEDULES)
+    np.testing.assert_allclose(table["composed (PLD)"], total, rtol=1e-3)
+
+
+def test_variant_panels_titles():
+    points = np.random.default_rng(13).uniform(0, 100, (8, 2))
+    tree = trees.build_tree(points)
+    query = np.array([50.0, 50.0])
+    walks = thesis_variants.variant_walks(tree, query, 3.0, ["basic", "GS"], rng(14))
+    fig = plots.variant_walks_panels(tree, query, walks, 0, 3.0)
+    assert len(fig.axes) == 2
+    first, second = fig.axes[0].get_title().split("\n")
+    assert first == "One query (50.0, 50.0) on a 8-leaf tree, CMP, ε = 3 per step"
+    assert second.startswith("DP-TT basic: 3 exponential-mechanism calls, 1 released")
+    plt.close(fig)
+    accuracy = pd.DataFrame(
+        {"d": [1, 1, 2, 2], "variant": ["basic", "GS"] * 2,
+         "released": [1.0, 5.0] * 2, "raw": [0.5] * 4, "top-5": [0.6] * 4,
+         "ε exact": [1.0, 3.0, 1.0, 3.0]}
+    )  # fmt: skip
+    fig = plots.variant_accuracy_panels(accuracy, n_points=10, epsilon=7.0)
+    assert len(fig.axes) == 5  # four panels and the colour bar
+    assert fig.axes[2].get_title() == "2-D, N = 10, per-step ε = 7"
+    plt.close(fig)
+
+
+# --- SimRand (notebook 12) ------------------------------------------------------------
+
+
+def test_flip_pattern_counts_reads_outputs_as_binary_numbers():
+    bits = np.array([True, False, True])
+    # ε huge: no bit flips, every output is the hash itself, 101 = 5
+    counts = simrand_studies.flip_pattern_counts(bits, 50, 1e6, 1, rng(15))
+    assert counts.shape == (8,) and counts[5] == 50 and counts.sum() == 50
+    # ε tiny: each bit is a coin flip, every pattern about 1/8 of the time
+    counts = simrand_studies.flip_pattern_counts(bits, 8000, 1e-9, 1, rng(16))
+    assert np.all(np.abs(counts - 1000) < 4 * np.sqrt(1000))
+
+
+def test_exact_privacy_check_draws_only_positive_deltas():
+    fig = plots.exact_privacy_check(
+        np.array([0.0, 1.0, 2.0]),
+        np.array([0.0, 1.0, 2.0]),
+        epsilon=2.0,
+        k_flip=2,
+        k=4,
+        eps_prime=np.array([0.0, 1.0, 2.0, 3.0]),
+        delta_curve=[0.5, 0.1, 1e-3, 0.0],
+        delta=1e-2,
+    )
+    left, right = fig.axes
+    np.testing.assert_array_equal(left.lines[0].get_ydata(), [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(right.lines[0].get_xdata(), [0.0, 1.0, 2.0])
+    assert right.get_yscale() == "log"
+    plt.close(fig)
+
+
+def test_ratio_range():
+    assert cormode.ratio_range(pd.Series([3.071, 1.5, 2.0])) == "1.50–3.07×"
