@@ -7,9 +7,12 @@ of DP-TT transcripts.
 ``likelihoods``  each mechanism's release and its likelihood on the grid
 ``estimate``     posterior, Bayes-optimal guess, the adversary's expected error
 ``transcript``   the exact privacy curve of a whole basic DP-TT transcript
+``certified``    a bound on every pair's loss through DP-TT, and calibration to it
+``profiles``     each mechanism's actual worst-case epsilon by distance, one delta
 ===============  ================================================================
 """
 
+from .certified import calibrated_epsilon, certified_epsilon, turn_loss_bounds
 from .estimate import (
     LOSSES,
     AdversaryError,
@@ -32,6 +35,14 @@ from .likelihoods import (
     Geo,
     SquareMechanism,
     mechanisms_at,
+)
+from .profiles import (
+    actual_mechanisms_at,
+    calibrated_geo_rate,
+    geo_delta,
+    geo_epsilon,
+    lsrr_epsilon,
+    square_epsilon,
 )
 from .transcript import (
     ACCOUNTING_METHODS,
@@ -80,6 +91,15 @@ __all__ = [
     "accounted_epsilon",
     "corner_pair",
     "worst_pair_at_distance",
+    "turn_loss_bounds",
+    "certified_epsilon",
+    "calibrated_epsilon",
+    "geo_delta",
+    "geo_epsilon",
+    "square_epsilon",
+    "lsrr_epsilon",
+    "calibrated_geo_rate",
+    "actual_mechanisms_at",
     "schedule_of",
     "parents",
     "turn_log_probabilities",
