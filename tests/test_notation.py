@@ -97,3 +97,26 @@ def test_the_check_catches_an_unlisted_use_and_an_unused_listing():
 @pytest.mark.parametrize("name", ["seminar.md"])
 def test_the_seminar_guide_points_to_the_notation_page(name):
     assert "notation.md" in (ROOT / "docs" / name).read_text(encoding="utf-8")
+
+
+# --- the index and the seminar guide's counts -----------------------------------------
+
+NUMBER_WORDS = dict(
+    zip("ten eleven twelve thirteen fourteen fifteen sixteen".split(), range(10, 17))
+)
+
+
+def test_the_index_map_lists_every_notebook():
+    (index,) = (ROOT / "notebooks").glob("00_*.ipynb")
+    text = "\n".join(c.source for c in nbformat.read(index, as_version=4).cells)
+    rows = re.findall(r"^\| `(\d\d_\w+)` \|", text, flags=re.M)
+    assert rows == [p.stem for p in CHAPTERS]
+
+
+def test_the_seminar_guides_session_count_is_its_table():
+    guide = (ROOT / "docs" / "seminar.md").read_text(encoding="utf-8")
+    (word,) = re.findall(r"from the companion: (\w+) sessions", guide)
+    sessions = guide.split("## Sessions", 1)[1].split("###", 1)[0]
+    rows = re.findall(r"^\| (\d+)\. ", sessions, flags=re.M)
+    assert rows == [str(i) for i in range(1, len(rows) + 1)]
+    assert NUMBER_WORDS[word] == len(rows)
