@@ -13,8 +13,9 @@ collapsed
 behind a toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the
 ``### Solution`` markdown becomes a closed ``<details>`` element. Check cells are
 collapsed too (:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT``
-code and the assertions are behind a toggle. The seminar guide ``docs/seminar.md`` is
-copied in as a page of the book. Each chapter's download button gives its notebook as
+code and the assertions are behind a toggle. The seminar guide ``docs/seminar.md`` and
+the notation page ``docs/notation.md`` are copied in as pages of the book. Each
+chapter's download button gives its notebook as
 stored in ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve``
 (``make book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
 """
@@ -170,6 +171,9 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
         (source / "seminar.md").write_text(
             _seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8"
         )
+    notation = root / "docs" / "notation.md"
+    if notation.exists():
+        shutil.copyfile(notation, source / "notation.md")
     (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
     status = build_main(
         ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]

@@ -37,10 +37,11 @@ def laplace(values, sensitivity, epsilon, rng):
 
     Privacy: if ``values = f(D)`` and ``sensitivity`` bounds the L1 distance
     ``||f(D) - f(D')||_1`` over neighbouring datasets, the release is
-    ``epsilon``-DP (Dwork and Roth, Thm 3.6). The guarantee holds for whichever
-    neighbouring relation the sensitivity was computed under: the notebooks use
-    add/remove one record (the thesis's and Gursoy et al.'s Def. 1, Cormode et
-    al.'s PSDs), under which a count has sensitivity 1.
+    ``epsilon``-DP (Dwork and Roth, Thm 3.6). Neighbouring relation: the one
+    ``sensitivity`` was computed under. A count has sensitivity 1 both when one
+    record is replaced by another (thesis §2.1, the relation of notebook 01)
+    and when one record is added or removed (Gursoy et al.'s Def. 1, Cormode et
+    al.'s PSDs).
     """
     values = finite_array(values, "values")
     sensitivity = positive_finite(sensitivity, "sensitivity")

@@ -68,7 +68,7 @@ def estimator_study(theta, k_values, epsilon_values, alpha, delta, trials, rng):
                     "k": k,
                     "epsilon": epsilon,
                     "K": sensitivity,
-                    "p": p,
+                    "q": p,
                     "mean": estimate.mean(),
                     "se": estimate.std(ddof=1) / np.sqrt(trials),
                     "std": estimate.std(ddof=1),

@@ -11,7 +11,7 @@ formulas, the neighbouring relation and the proofs here are ours and are derived
   angle theta collide on each bit independently with probability
   ``1 - theta / pi`` (Goemans and Williamson 1995, Lemma 3.2.2).
 * **SimRand**: each SimHash bit is flipped independently with probability
-  ``p = 1 / (1 + e^(epsilon / K))`` (randomized response at ``epsilon / K``
+  ``q = 1 / (1 + e^(epsilon / K))`` (randomized response at ``epsilon / K``
   per bit), where K bounds how many bits two neighbouring rows can differ in,
   except with probability at most ``delta`` over ``R``.
 * **Baseline**: the random-projection-plus-Gaussian-noise release compared

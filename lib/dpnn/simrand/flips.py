@@ -78,7 +78,7 @@ def sensitivity_bound(k, alpha, delta, method: str = "exact") -> int:
 
 
 def flip_probability(epsilon, sensitivity) -> float:
-    """``p = 1 / (1 + e^(epsilon / K))``: randomized response at ``epsilon / K`` per
+    """``q = 1 / (1 + e^(epsilon / K))``: randomized response at ``epsilon / K`` per
     bit."""
     epsilon = positive_finite(epsilon, "epsilon")
     sensitivity = positive_int(sensitivity, "sensitivity")
@@ -87,10 +87,10 @@ def flip_probability(epsilon, sensitivity) -> float:
 
 def flip_bits(bits, epsilon, sensitivity, rng) -> np.ndarray:
     """SimRand's noise (steps 5-8): flip each bit independently with
-    p = 1/(1 + e^(epsilon/K)).
+    q = 1/(1 + e^(epsilon/K)).
 
     This is :func:`dpnn.mechanisms.randomized_response` at ``epsilon / K`` per
-    bit (its keep probability e^(eps/K) / (1 + e^(eps/K)) is 1 - p).
+    bit (its keep probability e^(eps/K) / (1 + e^(eps/K)) is 1 - q).
 
     Privacy: for two bit vectors differing in h positions, every output's
     likelihood ratio is at most e^(epsilon h / K); epsilon-DP whenever h <= K.
@@ -122,12 +122,12 @@ class SimRandRelease:
 
 def simrand(x, k, epsilon, delta, alpha, rng, method: str = "exact") -> SimRandRelease:
     """SimRand (the blog post's eight steps): SimHash to k bits, then flip each bit
-    with p = 1/(1+e^(eps/K)).
+    with q = 1/(1+e^(eps/K)).
 
     Steps: (1) R ~ N(0,1)^{k x d}; (2) Y = X R^T; (3) bits [Y >= 0];
     (4) K = :func:`sensitivity_bound` (k, alpha, delta);
-    (5) p = :func:`flip_probability`; (6) U ~ Uniform[0,1)^{n x k};
-    (7) flips [U < p]; (8) Z = bits XOR flips.
+    (5) q = :func:`flip_probability`; (6) U ~ Uniform[0,1)^{n x k};
+    (7) flips [U < q]; (8) Z = bits XOR flips.
 
     Privacy: (epsilon, delta)-DP for the pair (R, Z) under the relation "replace
     one row by one at angle <= alpha" (proof in notebook 12): given R, two
