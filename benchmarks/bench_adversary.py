@@ -86,7 +86,8 @@ def main() -> dict:
 
 
 def certified_and_search(tree, domain, diameter) -> dict:
-    """The certified DIS bound of the N = 1e5 tree and the worst-pair search at 0.6 D."""
+    """The certified DIS bound of the N = 1e5 tree and the worst-pair search at 0.6
+    D."""
     schedule, cmp = (
         traversal.epsilon_schedule(
             "constant", tree.tree_height, 8.0, utility=u, method="pld", delta=1e-5

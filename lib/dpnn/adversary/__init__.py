@@ -9,6 +9,7 @@ of DP-TT transcripts.
 ``transcript``   the exact privacy curve of a whole basic DP-TT transcript
 ``certified``    a bound on every pair's loss through DP-TT, and calibration to it
 ``profiles``     each mechanism's actual worst-case epsilon by distance, one delta
+``search``       the search for the pair of queries that loses the most
 ===============  ================================================================
 """
 
@@ -44,6 +45,7 @@ from .profiles import (
     lsrr_epsilon,
     square_epsilon,
 )
+from .search import worst_pair_at_distance
 from .transcript import (
     ACCOUNTING_METHODS,
     accounted_epsilon,
@@ -53,7 +55,6 @@ from .transcript import (
     pair_delta,
     pair_epsilon,
     pair_laws,
-    worst_pair_at_distance,
 )
 from .turns import (
     parents,

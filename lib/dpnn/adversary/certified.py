@@ -1,4 +1,5 @@
-"""A certified bound on the privacy a basic (or E) DP-TT transcript loses, for every pair.
+"""A certified bound on the privacy a basic (or E) DP-TT transcript loses, for every
+pair.
 
 The ledger (:func:`dpnn.traversal.dptt_ledger`) charges each DIS turn its full
 budget, as if two queries could move ``u_R - u_L`` by the whole sensitivity. They

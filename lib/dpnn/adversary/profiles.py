@@ -233,7 +233,8 @@ def lsrr_epsilon(epsilon, domain, distances, delta, levels=4) -> np.ndarray:
 
 
 def _nominal_for(actual, target):
-    """The nominal epsilon whose ``actual(nominal)`` is ``target`` (actual <= nominal)."""
+    """The nominal epsilon whose ``actual(nominal)`` is ``target`` (actual <=
+    nominal)."""
     high = target
     while actual(high) < target:
         high *= 1.01
