@@ -221,3 +221,23 @@ def test_epsilon_schedule_at_a_tiny_budget_under_zcdp(family):
     assert np.all(np.isfinite(schedule)) and np.all(schedule > 0)
     composed = dptt_ledger(schedule, "cmp", "basic", 0).epsilon(1e-6, "zcdp")
     assert composed == pytest.approx(1e-6, rel=1e-7)
+
+
+def test_cell_inference_error_on_a_subnormal_thin_box_is_half_its_length():
+    # Old code: NaN (the ratio of the sides overflowed to infinity).
+    value = metrics.cell_inference_error([[0.0, 0.0]], [[2.0, 1e-310]])[0]
+    assert value == pytest.approx(0.5, rel=1e-15)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_cell_inference_error_on_the_widest_boxes_is_finite_and_exact(d):
+    # Old code: NaN in 2-D and infinity in 1-D (hi - lo overflowed).
+    import mpmath
+
+    value = metrics.cell_inference_error([[-1e308] * d], [[1e308] * d])[0]
+    exact = (
+        mpmath.mpf("1e308") / 2
+        if d == 1
+        else (mpmath.sqrt(2) + mpmath.asinh(1)) / 3 * mpmath.mpf("1e308")
+    )
+    assert value == pytest.approx(float(exact), rel=1e-14)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import expit, gammaincinv, lambertw, softmax
 
+from dpnn import exact_sampling, float_laws
 from dpnn._validation import finite_array, generator, positive_finite
 
 __all__ = [
@@ -130,9 +131,17 @@ def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
     Exactly :func:`exponential` on ``column_stack([utility_left, utility_right])``:
     ``Pr[right] = e^{a u_R} / (e^{a u_L} + e^{a u_R}) = expit(a (u_R - u_L))`` with
     ``a = epsilon / (2 sensitivity)``, drawn with one uniform number per row (the
-    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`;
-    the uniform has 53-bit resolution, so probabilities are rounded to multiples
-    of 2^-53 (a turn of true probability below about 1e-16 never happens).
+    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`.
+
+    As sampled: a float uniform has 53-bit resolution, so ``U < p`` realises
+    ``ceil(p 2^53) / 2^53`` and a turn of probability below 2^-53 would never
+    happen (an infinite loss between neighbours whose scaled gaps straddle about
+    37). So the uniform decides only rows where both outcomes have probability at
+    least 2^-20 (:data:`dpnn.float_laws.TURN_FLOOR`), where the realised law is
+    within a factor 1 + 2^-33 of ``expit``; the other rows are drawn exactly
+    (:func:`_exact_beyond_floor`). Each row is then ``epsilon + 1e-9``-DP as
+    sampled (:data:`dpnn.float_laws.LOSS_SLACK`), up to the rounding of the
+    utilities themselves.
     """
     left = finite_array(utility_left, "utility_left", ndim=(1,))
     right = finite_array(utility_right, "utility_right", ndim=(1,))
@@ -156,8 +165,42 @@ def _binary_turns(left, right, scale, rng):
     """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner
     loop)."""
     with np.errstate(over="ignore"):
-        probability_right = expit(scale * (right - left))
-    return rng.random(probability_right.shape) < probability_right
+        z = scale * (right - left)
+    z = np.asarray(z, dtype=float)
+    return _exact_beyond_floor(z, rng.random(z.shape), rng)
+
+
+#: |z| beyond which min(expit(z), expit(-z)) < TURN_FLOOR: those draws are exact.
+_Z_FLOOR = float(np.log((1 - float_laws.TURN_FLOOR) / float_laws.TURN_FLOOR))
+
+
+def _exact_beyond_floor(z, uniform, rng, skip=None):
+    """True with probability ``expit(z)`` per entry: ``uniform < expit(z)`` where
+    ``|z| <= 13.86`` (both outcomes at least 2^-20 likely), an exact draw elsewhere.
+
+    Exact: True with probability ``1 / (1 + e^-|z|)`` if z > 0, else its complement
+    (:func:`dpnn.exact_sampling.weighted_pair` with a = b = 1, gamma = |z|); an
+    infinite z is certain. Entries in the mask ``skip`` draw nothing (their result
+    means nothing). The extra draws come after ``uniform`` from the same ``rng``,
+    in order of |z| then position: nothing changes where no entry is beyond the
+    floor.
+    """
+    with np.errstate(over="ignore"):
+        turns = uniform < expit(z)
+    beyond = np.abs(z) > _Z_FLOOR
+    if skip is not None:
+        beyond &= ~skip
+    if not beyond.any():
+        return turns
+    where = np.flatnonzero(beyond)
+    size = np.abs(z[where])
+    for value in np.unique(size[np.isfinite(size)]):
+        rows = where[size == value]
+        first = exact_sampling.weighted_pair(1, 1, float(value), rng, rows.size)
+        turns[rows] = first == (z[rows] > 0)
+    infinite = where[~np.isfinite(size)]
+    turns[infinite] = z[infinite] > 0
+    return turns
 
 
 def keep_probability(epsilon):
@@ -176,6 +219,13 @@ def randomized_response(bits, epsilon, rng):
 
     Privacy: each released bit is ``epsilon``-locally-DP for the bit it reports
     (the two output probabilities differ by exactly the factor e^epsilon).
+
+    As sampled: the flip is ``U >= keep`` with a float uniform when the realised
+    law (``ceil(keep 2^53) / 2^53``) has loss at most ``epsilon + 1e-9``
+    (:data:`dpnn.float_laws.LOSS_SLACK`; true up to epsilon of about 20);
+    above, where a float flip of probability below 2^-53 would never happen
+    (from epsilon = 37), the bit is kept with probability exactly
+    ``1 / (1 + e^-epsilon)`` (:func:`dpnn.exact_sampling.weighted_pair`).
     """
     original = np.asarray(bits)
     if original.size == 0:
@@ -184,7 +234,12 @@ def randomized_response(bits, epsilon, rng):
         raise ValueError("bits must contain only 0 and 1 (or booleans)")
     keep = keep_probability(epsilon)
     rng = generator(rng)
-    flip = rng.random(original.shape) >= keep
+    sampled = float_laws.binary_loss(float_laws.uniform_below(keep))
+    if sampled <= float(epsilon) + float_laws.LOSS_SLACK:
+        flip = rng.random(original.shape) >= keep
+    else:
+        kept = exact_sampling.weighted_pair(1, 1, float(epsilon), rng, original.size)
+        flip = ~kept.reshape(original.shape)
     return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
 
 
