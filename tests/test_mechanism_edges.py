@@ -241,3 +241,21 @@ def test_cell_inference_error_on_the_widest_boxes_is_finite_and_exact(d):
         else (mpmath.sqrt(2) + mpmath.asinh(1)) / 3 * mpmath.mpf("1e308")
     )
     assert value == pytest.approx(float(exact), rel=1e-14)
+
+
+@pytest.mark.parametrize("family", ["constant", "decreasing"])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 0.1])
+@pytest.mark.parametrize("total", [1e-6, 1e-3, 1.0, 100.0])
+def test_epsilon_schedule_composes_to_its_total_under_zcdp(family, delta, total):
+    # Old code: composed / total = 1.002 at 1e-12, 2.7e5 at 1e-20 (accepted totals).
+    schedule = epsilon_schedule(family, 8, total, method="zcdp", delta=delta)
+    composed = dptt_ledger(schedule, "cmp", "basic", 0).epsilon(delta, "zcdp")
+    assert abs(composed / total - 1) <= 1e-6
+
+
+@pytest.mark.parametrize("method", ["zcdp", "pld"])
+@pytest.mark.parametrize("total", [1e-160, 1e-20, 1e-12])
+def test_epsilon_schedule_refuses_totals_below_its_floor(method, total):
+    # Old code: 4.5e145 times the total at 1e-160, or dp_accounting's "Noise parameter".
+    with pytest.raises(ValueError, match=r"total must be at least 1e-06"):
+        epsilon_schedule("decreasing", 8, total, method=method, delta=1e-5)

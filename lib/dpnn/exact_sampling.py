@@ -76,7 +76,7 @@ def _bernoulli_exp_fraction(gamma: Fraction, rng, size: int) -> np.ndarray:
 
 
 def bernoulli_exp(gamma, rng, size: int = 1) -> np.ndarray:
-    """``size`` independent draws of Bernoulli(e^-gamma), exactly, for a float gamma >= 0.
+    """``size`` independent draws of Bernoulli(e^-gamma), exactly, for a float gamma.
 
     e^-gamma = (e^-1)^floor(gamma) e^-(gamma - floor(gamma)): one Bernoulli(e^-1)
     per unit of gamma (stopping at the first failure) and one for the fractional

@@ -149,8 +149,9 @@ def laplace_reachable(y: float, value: float, scale: float) -> bool:
 
     On each half of the uniform grid (U < 1/2 and U >= 1/2) the output is a
     non-decreasing function of k (U = k 2^-53; the C library's ``log`` is
-    monotone), so a bisection over k finds whether some k gives exactly y. An output of one input that no uniform
-    maps to from another input tells the two apart with certainty (Mironov 2012).
+    monotone), so a bisection over k finds whether some k gives exactly y. An
+    output of one input that no uniform maps to from another input tells the two
+    apart with certainty (Mironov 2012).
     """
     half = 2**52
 
