@@ -214,3 +214,25 @@ def test_exact_samplers_are_seeded():
     a = exact_sampling.weighted_pair(1, 2, 5.0, np.random.default_rng(15), 100)
     b = exact_sampling.weighted_pair(1, 2, 5.0, np.random.default_rng(15), 100)
     assert np.array_equal(a, b)
+
+
+def test_float_laplace_outputs_are_mostly_impossible_for_a_neighbour():
+    # Mironov's attack on mechanisms.laplace: value 1 vs value 0, scale 1. Of 400
+    # outputs from 0, the share no uniform maps to from 1 is far from 0 (it is about
+    # 0.8; a binomial check that it exceeds 0.5 fails falsely below 1e-6).
+    y = mechanisms.laplace(np.zeros(400), 1.0, 1.0, np.random.default_rng(16))
+    unreachable = np.mean([not float_laws.laplace_reachable(v, 1.0, 1.0) for v in y])
+    assert unreachable > 0.5 + Z * math.sqrt(0.25 / 400)
+
+
+def test_laplace_exact_law_on_a_coarse_grid():
+    # grid_bits = 0: step 1 for sensitivity 1, t = (1 + 1) / epsilon grid units; the
+    # noise is exactly the discrete Laplace law, whatever the input value.
+    n, epsilon = 20000, 1.0
+    values = np.full(n, 0.3)
+    y = mechanisms.laplace_exact(values, 1.0, epsilon, np.random.default_rng(17), 0)
+    assert np.array_equal(y, np.round(y))  # on the grid: every integer from any value
+    r = math.exp(-epsilon / 2)
+    for z in [0, 1, -1, 2]:
+        p = (1 - r) / (1 + r) * r ** abs(z)
+        assert _binomial_ok(np.sum(y == z), n, p)
