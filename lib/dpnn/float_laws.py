@@ -28,6 +28,8 @@ import math
 
 import numpy as np
 
+from dpnn import exact_sampling
+
 __all__ = [
     "LOSS_SLACK",
     "TURN_FLOOR",
@@ -45,7 +47,7 @@ __all__ = [
 LOSS_SLACK = 1e-9
 #: Smallest turn probability a float comparison draws (2^-20): its sampled value is
 #: then within a factor 1 + 2^-33 of the ideal one, well inside LOSS_SLACK.
-TURN_FLOOR = 2.0**-20
+TURN_FLOOR = exact_sampling.TURN_FLOOR
 
 
 def uniform_below(p, bits: int = 53):

@@ -15,6 +15,9 @@ from scipy.special import expit, gammaincinv, lambertw, softmax
 
 from dpnn import exact_sampling, float_laws
 from dpnn._validation import finite_array, generator, positive_finite
+from dpnn.exact_sampling import TURN_Z_FLOOR as _Z_FLOOR  # noqa: F401 (DP-TT's)
+from dpnn.exact_sampling import laplace_grid as laplace_exact
+from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 
 __all__ = [
     "laplace",
@@ -58,43 +61,6 @@ def laplace(values, sensitivity, epsilon, rng):
     scale = _finite_scale(sensitivity, epsilon)
     rng = generator(rng)
     return values + rng.laplace(0.0, scale, size=values.shape)
-
-
-def laplace_exact(values, sensitivity, epsilon, rng, grid_bits=30):
-    """Laplace mechanism with an exact law: discrete Laplace noise on a grid
-    (the snapping idea of Mironov, CCS 2012, as OpenDP's float Laplace does it).
-
-    The grid step is the power of two ``lam`` just below ``sensitivity / 2^grid_bits``;
-    each value is rounded to the grid (``n = round(v / lam)``) and released as
-    ``(n + Z) lam`` with Z drawn exactly from the discrete Laplace law
-    ``Pr[z] ~ e^{-|z| / t}``, ``t = (sensitivity + lam) / (epsilon lam)``
-    (:func:`dpnn.exact_sampling.discrete_laplace`).
-
-    Privacy: two values within ``sensitivity`` round to grid points at most
-    ``sensitivity / lam + 1`` apart, so the two laws of ``n + Z`` differ by at
-    most ``e^{(sensitivity / lam + 1) / t} = e^epsilon`` at every integer: the
-    release is ``epsilon``-DP exactly (Z is exact integers; multiplying by a
-    power of two is post-processing). Every grid point is an output of every
-    input, so the attack on :func:`laplace` finds no distinguishing output. Cost:
-    the scale grows by the factor ``1 + lam / sensitivity`` (about 1 + 1e-9) and
-    the rounding moves a value by at most ``lam / 2``; the sampler is a Python
-    loop, about 50 microseconds per value.
-    """
-    values = finite_array(values, "values")
-    sensitivity = positive_finite(sensitivity, "sensitivity")
-    epsilon = positive_finite(epsilon, "epsilon")
-    _finite_scale(sensitivity, epsilon)
-    rng = generator(rng)
-    step = 2.0 ** (np.floor(np.log2(sensitivity)) - grid_bits)
-    from fractions import Fraction
-
-    scale = (Fraction(sensitivity) + Fraction(step)) / (
-        Fraction(epsilon) * Fraction(step)
-    )
-    noise = exact_sampling.discrete_laplace(scale, rng, values.size)
-    rounded = [round(v / step) for v in values.ravel()]
-    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
-    return out.reshape(values.shape)
 
 
 def _finite_scale(sensitivity: float, epsilon: float) -> float:
@@ -185,9 +151,9 @@ def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
     37). So the uniform decides only rows where both outcomes have probability at
     least 2^-20 (:data:`dpnn.float_laws.TURN_FLOOR`), where the realised law is
     within a factor 1 + 2^-33 of ``expit``; the other rows are drawn exactly
-    (:func:`_exact_beyond_floor`). Each row is then ``epsilon + 1e-9``-DP as
-    sampled (:data:`dpnn.float_laws.LOSS_SLACK`), up to the rounding of the
-    utilities themselves.
+    (:func:`dpnn.exact_sampling.turns_beyond_floor`). Each row is then
+    ``epsilon + 1e-9``-DP as sampled (:data:`dpnn.float_laws.LOSS_SLACK`), up to
+    the rounding of the utilities themselves.
     """
     left = finite_array(utility_left, "utility_left", ndim=(1,))
     right = finite_array(utility_right, "utility_right", ndim=(1,))
@@ -214,39 +180,6 @@ def _binary_turns(left, right, scale, rng):
         z = scale * (right - left)
     z = np.asarray(z, dtype=float)
     return _exact_beyond_floor(z, rng.random(z.shape), rng)
-
-
-#: |z| beyond which min(expit(z), expit(-z)) < TURN_FLOOR: those draws are exact.
-_Z_FLOOR = float(np.log((1 - float_laws.TURN_FLOOR) / float_laws.TURN_FLOOR))
-
-
-def _exact_beyond_floor(z, uniform, rng, skip=None):
-    """True with probability ``expit(z)`` per entry: ``uniform < expit(z)`` where
-    ``|z| <= 13.86`` (both outcomes at least 2^-20 likely), an exact draw elsewhere.
-
-    Exact: True with probability ``1 / (1 + e^-|z|)`` if z > 0, else its complement
-    (:func:`dpnn.exact_sampling.weighted_pair` with a = b = 1, gamma = |z|); an
-    infinite z is certain. Entries in the mask ``skip`` draw nothing (their result
-    means nothing). The extra draws come after ``uniform`` from the same ``rng``,
-    in order of |z| then position: nothing changes where no entry is beyond the
-    floor.
-    """
-    with np.errstate(over="ignore"):
-        turns = uniform < expit(z)
-    beyond = np.abs(z) > _Z_FLOOR
-    if skip is not None:
-        beyond &= ~skip
-    if not beyond.any():
-        return turns
-    where = np.flatnonzero(beyond)
-    size = np.abs(z[where])
-    for value in np.unique(size[np.isfinite(size)]):
-        rows = where[size == value]
-        first = exact_sampling.weighted_pair(1, 1, float(value), rng, rows.size)
-        turns[rows] = first == (z[rows] > 0)
-    infinite = where[~np.isfinite(size)]
-    turns[infinite] = z[infinite] > 0
-    return turns
 
 
 def keep_probability(epsilon):
