@@ -13,13 +13,11 @@ from scipy.integrate import nquad, quad
 
 from companion import metrics
 from dpnn.local_mechanisms import (
-    lsrr,
-    lsrr_mse,
-    lsrr_probabilities,
     square_mechanism,
     square_mechanism_mse,
     square_side,
 )
+from dpnn.lsrr import lsrr, lsrr_mse, lsrr_probabilities
 from dpnn.traversal import dptt_ledger, epsilon_schedule
 
 

@@ -16,8 +16,6 @@ ones for the floats they are given (a float is a rational number):
 - :func:`categorical`: an index with probability proportional to integer weights;
 - :func:`discrete_laplace`: ``Pr[z] ~ e^{-|z| / t}`` on the integers for rational
   ``t`` (Canonne, Kamath and Steinke 2020, Alg. 2);
-- :func:`laplace_grid` (``mechanisms.laplace_exact``): the Laplace mechanism as
-  discrete Laplace noise on a power-of-two grid, exactly epsilon-DP;
 - :func:`turns_beyond_floor`: DP-TT's turns, a float comparison where both
   outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere.
 
@@ -36,7 +34,8 @@ import numpy as np
 from dpnn._validation import finite_array, generator, positive_finite
 
 __all__ = [
-    "laplace_grid",
+    "TURN_FLOOR",
+    "TURN_Z_FLOOR",
     "turns_beyond_floor",
     "bernoulli_exp",
     "weighted_pair",
@@ -251,43 +250,3 @@ def turns_beyond_floor(z, uniform, rng, skip=None):
     infinite = where[~np.isfinite(size)]
     turns[infinite] = z[infinite] > 0
     return turns
-
-
-def laplace_grid(values, sensitivity, epsilon, rng, grid_bits=30):
-    """Laplace mechanism with an exact law: discrete Laplace noise on a grid
-    (the snapping idea of Mironov, CCS 2012, as OpenDP's float Laplace does it).
-
-    The grid step is the power of two ``lam`` just below ``sensitivity / 2^grid_bits``;
-    each value is rounded to the grid (``n = round(v / lam)``) and released as
-    ``(n + Z) lam`` with Z drawn exactly from the discrete Laplace law
-    ``Pr[z] ~ e^{-|z| / t}``, ``t = (sensitivity + lam) / (epsilon lam)``
-    (:func:`discrete_laplace`).
-
-    Privacy: two values within ``sensitivity`` round to grid points at most
-    ``sensitivity / lam + 1`` apart, so the two laws of ``n + Z`` differ by at
-    most ``e^{(sensitivity / lam + 1) / t} = e^epsilon`` at every integer: the
-    release is ``epsilon``-DP exactly (Z is exact integers; multiplying by a
-    power of two is post-processing). Every grid point is an output of every
-    input, so the attack on ``mechanisms.laplace`` finds no distinguishing output. Cost:
-    the scale grows by the factor ``1 + lam / sensitivity`` (about 1 + 1e-9) and
-    the rounding moves a value by at most ``lam / 2``; the sampler is a Python
-    loop, about 50 microseconds per value.
-    """
-    values = finite_array(values, "values")
-    sensitivity = positive_finite(sensitivity, "sensitivity")
-    epsilon = positive_finite(epsilon, "epsilon")
-    with np.errstate(over="ignore"):
-        ratio = np.float64(sensitivity) / np.float64(epsilon)
-    if not np.isfinite(ratio):
-        raise ValueError(
-            f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}"
-        )
-    rng = generator(rng)
-    step = 2.0 ** (np.floor(np.log2(sensitivity)) - grid_bits)
-    scale = (Fraction(sensitivity) + Fraction(step)) / (
-        Fraction(epsilon) * Fraction(step)
-    )
-    noise = discrete_laplace(scale, rng, values.size)
-    rounded = [round(v / step) for v in values.ravel()]
-    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
-    return out.reshape(values.shape)

@@ -32,7 +32,6 @@ from dpnn import exact_sampling
 
 __all__ = [
     "LOSS_SLACK",
-    "TURN_FLOOR",
     "uniform_below",
     "choice_law",
     "group_loss",
@@ -45,9 +44,6 @@ __all__ = [
 
 #: Loss (nats) by which a float sampler's law may exceed its claim and still be used.
 LOSS_SLACK = 1e-9
-#: Smallest turn probability a float comparison draws (2^-20): its sampled value is
-#: then within a factor 1 + 2^-33 of the ideal one, well inside LOSS_SLACK.
-TURN_FLOOR = exact_sampling.TURN_FLOOR
 
 
 def uniform_below(p, bits: int = 53):

@@ -21,6 +21,8 @@ from dpnn._validation import finite_array, generator, positive_finite
 
 __all__ = [
     "check_domain",
+    "domain_points",
+    "box_square_integral",
     "square_side",
     "square_mechanism",
     "square_mechanism_mse",
@@ -54,7 +56,7 @@ def check_domain(domain, dimension=None) -> np.ndarray:
     return box
 
 
-def _domain_points(points, domain):
+def domain_points(points, domain):
     """Points as (n, d) inside the domain, the (d, 2) domain, and the input's shape."""
     raw = finite_array(points, "points", ndim=(1, 2))
     box = check_domain(domain)
@@ -71,7 +73,7 @@ def _domain_points(points, domain):
     return x, box, raw.shape
 
 
-def _box_square_integral(low, high, x):
+def box_square_integral(low, high, x):
     """Per point: integral over the box [low, high] of ||y - x||^2 dy (boxes and points
     (n, d))."""
     widths = high - low
@@ -151,15 +153,15 @@ def square_mechanism_mse(points, epsilon, domain, side=None) -> np.ndarray:
     domain), so the expectation is ``(p - q) I(square) + q I(domain)`` with
     ``I(B) = integral over B of ||y - x||^2``, a sum of one-dimensional cubes.
     """
-    x, box, _ = _domain_points(points, domain)
+    x, box, _ = domain_points(points, domain)
     epsilon = positive_finite(epsilon, "epsilon")
     side = square_side(epsilon, box) if side is None else _check_side(side, box)
     p, q = _square_weights(epsilon, box, side)
     low, high = _square(x, box, side)
-    whole = _box_square_integral(
+    whole = box_square_integral(
         np.broadcast_to(box[:, 0], x.shape), np.broadcast_to(box[:, 1], x.shape), x
     )
-    return (p - q) * _box_square_integral(low, high, x) + q * whole
+    return (p - q) * box_square_integral(low, high, x) + q * whole
 
 
 #: Largest dimension whose default square side is computed (24^d quadrature points).
@@ -245,7 +247,7 @@ def square_mechanism(points, epsilon, domain, rng, side=None) -> np.ndarray:
     ``points`` of shape (n, d) (or (n,) with a 1-D domain), every point inside
     ``domain`` (shape (d, 2)). Returns the released points in the input's shape.
     """
-    x, box, shape = _domain_points(points, domain)
+    x, box, shape = domain_points(points, domain)
     epsilon = positive_finite(epsilon, "epsilon")
     rng = generator(rng)
     side = square_side(epsilon, box) if side is None else _check_side(side, box)

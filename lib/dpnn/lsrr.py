@@ -10,7 +10,7 @@ import numpy as np
 
 from dpnn import exact_sampling, float_laws
 from dpnn._validation import generator, positive_finite, positive_int
-from dpnn.local_mechanisms import _box_square_integral, _domain_points
+from dpnn.local_mechanisms import box_square_integral, domain_points
 
 __all__ = ["lsrr_probabilities", "lsrr", "lsrr_mse", "lsrr_sampled_loss"]
 
@@ -110,7 +110,7 @@ def lsrr_probabilities(point, epsilon, domain, levels=4) -> np.ndarray:
     Returns an array of shape ``(2^(levels-1),) * d`` (cells indexed by their
     position along each axis), summing to 1.
     """
-    x, box, _ = _domain_points(
+    x, box, _ = domain_points(
         np.atleast_1d(np.asarray(point, dtype=float)).reshape(1, -1), domain
     )
     epsilon = positive_finite(epsilon, "epsilon")
@@ -159,7 +159,7 @@ def lsrr(points, epsilon, domain, rng, levels=4) -> np.ndarray:
     its group and the point within its cell are exact uniforms or depend on the
     cell only.
     """
-    x, box, shape = _domain_points(points, domain)
+    x, box, shape = domain_points(points, domain)
     epsilon = positive_finite(epsilon, "epsilon")
     levels = _check_levels(levels)
     rng = generator(rng)
@@ -188,7 +188,7 @@ def lsrr(points, epsilon, domain, rng, levels=4) -> np.ndarray:
 def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
     """Exact mean squared displacement ``E ||L-SRR(x) - x||^2`` at each point (a sum
     over cells)."""
-    x, box, _ = _domain_points(points, domain)
+    x, box, _ = domain_points(points, domain)
     d = box.shape[0]
     per_side = 2 ** (_check_levels(levels, d) - 1)
     width = (box[:, 1] - box[:, 0]) / per_side
@@ -199,7 +199,7 @@ def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
     out = np.empty(len(x))
     for i, row in enumerate(x):
         probability = lsrr_probabilities(row, epsilon, box, levels).reshape(-1)
-        inner = _box_square_integral(
+        inner = box_square_integral(
             low, low + width, np.broadcast_to(row, low.shape)
         ) / np.prod(width)
         out[i] = probability @ inner

@@ -15,7 +15,11 @@ from dpnn._validation import positive_finite, positive_int
 from dpnn.accounting import Accountant
 from dpnn.traversal.variants import UTILITIES, VARIANTS, dptt_ledger, em_calls_formula
 
-__all__ = ["SCHEDULES", "epsilon_schedule"]
+__all__ = [
+    "MIN_TOTAL",
+    "SCHEDULES",
+    "epsilon_schedule",
+]
 
 SCHEDULES = ("constant", "decreasing", "increasing")
 #: Smallest total a schedule composes to under a method other than "basic".

@@ -51,7 +51,8 @@ from scipy.special import expit
 
 from dpnn._validation import generator
 from dpnn.accounting import Accountant
-from dpnn.mechanisms import _Z_FLOOR, _exact_beyond_floor
+from dpnn.exact_sampling import TURN_Z_FLOOR as _Z_FLOOR
+from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 from dpnn.traversal.release import release
 from dpnn.traversal.tree_arrays import left_until, node_columns
 from dpnn.traversal.variants import check_arguments as _check
