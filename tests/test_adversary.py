@@ -18,7 +18,7 @@ import pytest
 from scipy import stats
 
 from companion import audit
-from dpnn import accounting, local_mechanisms
+from dpnn import accounting, lsrr
 from dpnn.adversary import (
     DPTT,
     LSRR,
@@ -190,9 +190,7 @@ def test_lsrr_likelihood_is_the_library_law_of_the_released_cell():
     releases = mechanism.sample(rng.uniform(0, 1, (20, 2)), rng)
     likelihood = np.exp(mechanism.log_likelihood(releases, grid))
     for column in rng.choice(grid.size, 6, replace=False):
-        law = local_mechanisms.lsrr_probabilities(
-            grid.points[column], 2.0, UNIT_SQUARE, levels=4
-        )
+        law = lsrr.lsrr_probabilities(grid.points[column], 2.0, UNIT_SQUARE, levels=4)
         cells = np.minimum((releases * 8).astype(int), 7)
         assert np.allclose(
             likelihood[:, column], law[cells[:, 0], cells[:, 1]], rtol=1e-12

@@ -26,11 +26,12 @@ COMPANION_LAYER = 5
 
 #: The layers, lowest first. A module may import only from its own layer or below.
 LAYERS = [
-    ("foundations", ["dpnn", "dpnn._validation"]),
+    ("foundations", ["dpnn", "dpnn._validation", "dpnn.exact_sampling"]),
     (
         "primitives",
         [
             "dpnn.mechanisms",
+            "dpnn.float_laws",
             "dpnn.accounting",
             "dpnn.accounting.*",
             "dpnn.data",
@@ -45,6 +46,7 @@ LAYERS = [
             "dpnn.traversal.*",
             "dpnn.baselines",
             "dpnn.local_mechanisms",
+            "dpnn.lsrr",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],

@@ -782,10 +782,18 @@ def test_dptt_is_the_reference_given_the_same_uniform_at_each_node(
     equal laws, and the random seeds sample it. A shared seed alone would not couple
     them for P and GS: the reference draws in depth-first order, ``dptt`` level by
     level for all threads at once (for one query of basic, E and N it does: the test
-    above).
+    above). Turns beyond the floor of :func:`dpnn.exact_sampling.turns_beyond_floor`
+    are drawn exactly from further integers in both, by that one function (its law is
+    tested in test_float_laws), and the reference's randomized response beyond its
+    safe budget by :func:`dpnn.exact_sampling.weighted_pair`; here both switches are
+    lifted so that every turn is the float comparison the coupling needs.
     """
+    from dpnn import exact_sampling, float_laws
     from dpnn.traversal import dptt, dptt_reference, walk
 
+    monkeypatch.setattr(exact_sampling, "TURN_Z_FLOOR", np.inf)
+    monkeypatch.setattr(walk, "_Z_FLOOR", np.inf)
+    monkeypatch.setattr(float_laws, "LOSS_SLACK", np.inf)
     spec = _variant(name)
     turns = walk._turns
     for p, (tree, queries, epsilon, span) in enumerate(

@@ -14,13 +14,11 @@ from scipy.stats import chisquare
 
 from companion.audit import binned_loss
 from dpnn.local_mechanisms import (
-    lsrr,
-    lsrr_mse,
-    lsrr_probabilities,
     square_mechanism,
     square_mechanism_mse,
     square_side,
 )
+from dpnn.lsrr import lsrr, lsrr_mse, lsrr_probabilities
 
 ALPHA = 1e-4
 FALSE_ALARM = 1e-3

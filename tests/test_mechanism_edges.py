@@ -13,13 +13,11 @@ from scipy.integrate import nquad, quad
 
 from companion import metrics
 from dpnn.local_mechanisms import (
-    lsrr,
-    lsrr_mse,
-    lsrr_probabilities,
     square_mechanism,
     square_mechanism_mse,
     square_side,
 )
+from dpnn.lsrr import lsrr, lsrr_mse, lsrr_probabilities
 from dpnn.traversal import dptt_ledger, epsilon_schedule
 
 
@@ -221,3 +219,41 @@ def test_epsilon_schedule_at_a_tiny_budget_under_zcdp(family):
     assert np.all(np.isfinite(schedule)) and np.all(schedule > 0)
     composed = dptt_ledger(schedule, "cmp", "basic", 0).epsilon(1e-6, "zcdp")
     assert composed == pytest.approx(1e-6, rel=1e-7)
+
+
+def test_cell_inference_error_on_a_subnormal_thin_box_is_half_its_length():
+    # Old code: NaN (the ratio of the sides overflowed to infinity).
+    value = metrics.cell_inference_error([[0.0, 0.0]], [[2.0, 1e-310]])[0]
+    assert value == pytest.approx(0.5, rel=1e-15)
+
+
+@pytest.mark.parametrize("d", [1, 2])
+def test_cell_inference_error_on_the_widest_boxes_is_finite_and_exact(d):
+    # Old code: NaN in 2-D and infinity in 1-D (hi - lo overflowed).
+    import mpmath
+
+    value = metrics.cell_inference_error([[-1e308] * d], [[1e308] * d])[0]
+    exact = (
+        mpmath.mpf("1e308") / 2
+        if d == 1
+        else (mpmath.sqrt(2) + mpmath.asinh(1)) / 3 * mpmath.mpf("1e308")
+    )
+    assert value == pytest.approx(float(exact), rel=1e-14)
+
+
+@pytest.mark.parametrize("family", ["constant", "decreasing"])
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 0.1])
+@pytest.mark.parametrize("total", [1e-6, 1e-3, 1.0, 100.0])
+def test_epsilon_schedule_composes_to_its_total_under_zcdp(family, delta, total):
+    # Old code: composed / total = 1.002 at 1e-12, 2.7e5 at 1e-20 (accepted totals).
+    schedule = epsilon_schedule(family, 8, total, method="zcdp", delta=delta)
+    composed = dptt_ledger(schedule, "cmp", "basic", 0).epsilon(delta, "zcdp")
+    assert abs(composed / total - 1) <= 1e-6
+
+
+@pytest.mark.parametrize("method", ["zcdp", "pld"])
+@pytest.mark.parametrize("total", [1e-160, 1e-20, 1e-12])
+def test_epsilon_schedule_refuses_totals_below_its_floor(method, total):
+    # Old code: 4.5e145 times the total at 1e-160, or dp_accounting's "Noise parameter".
+    with pytest.raises(ValueError, match=r"total must be at least 1e-06"):
+        epsilon_schedule("decreasing", 8, total, method=method, delta=1e-5)

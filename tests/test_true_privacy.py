@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpnn import local_mechanisms
+from dpnn import lsrr
 from dpnn.accounting import optimal_pure_composition_epsilon
 from dpnn.adversary import (
     SquareMechanism,
@@ -263,7 +263,7 @@ def test_lsrr_profile_against_every_pair_of_cells():
         + 0.5
     ) / cells
     laws = [
-        np.log(local_mechanisms.lsrr_probabilities(c, epsilon, box, levels)).ravel()
+        np.log(lsrr.lsrr_probabilities(c, epsilon, box, levels)).ravel()
         for c in centres
     ]
     for r in (0.1, 0.3, 0.6, 1.2):

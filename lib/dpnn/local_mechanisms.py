@@ -3,7 +3,8 @@
 The thesis's author and a collaborator compared DP-TT with two newer local
 mechanisms (public repository d1shs0ap/dpnn, src/run_mse.py: sample_sm and
 sample_lsrr at eps_cmp * 0.1 and * 3). Both release a point of the domain, so the
-server answers the k-NN of the released point, as GEO.
+server answers the k-NN of the released point, as GEO. This module holds the
+bounded domain and the square mechanism (SM); :mod:`dpnn.lsrr` holds L-SRR.
 
 Each mechanism here is epsilon-DP in the local model: the user perturbs their own
 location before it leaves the device.
@@ -11,18 +12,21 @@ location before it leaves the device.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
-from dpnn._validation import finite_array, generator, positive_finite, positive_int
+from dpnn import exact_sampling, float_laws
+from dpnn._validation import finite_array, generator, positive_finite
 
 __all__ = [
     "check_domain",
+    "domain_points",
+    "box_square_integral",
     "square_side",
     "square_mechanism",
     "square_mechanism_mse",
-    "lsrr_probabilities",
-    "lsrr",
-    "lsrr_mse",
+    "square_sampled_loss",
 ]
 
 
@@ -52,7 +56,7 @@ def check_domain(domain, dimension=None) -> np.ndarray:
     return box
 
 
-def _domain_points(points, domain):
+def domain_points(points, domain):
     """Points as (n, d) inside the domain, the (d, 2) domain, and the input's shape."""
     raw = finite_array(points, "points", ndim=(1, 2))
     box = check_domain(domain)
@@ -69,7 +73,7 @@ def _domain_points(points, domain):
     return x, box, raw.shape
 
 
-def _box_square_integral(low, high, x):
+def box_square_integral(low, high, x):
     """Per point: integral over the box [low, high] of ||y - x||^2 dy (boxes and points
     (n, d))."""
     widths = high - low
@@ -103,6 +107,33 @@ def _square_weights(epsilon, box, side):
     return p, shrink * p
 
 
+def _square_volumes(box, side):
+    """The square's and the domain's volumes as exact rationals (the floats' values)."""
+    widths = [Fraction(float(hi)) - Fraction(float(lo)) for lo, hi in box]
+    total = Fraction(1)
+    for width in widths:
+        total *= width
+    return Fraction(side) ** box.shape[0], total
+
+
+def square_sampled_loss(epsilon, domain, side) -> float:
+    """The privacy loss of :func:`square_mechanism`'s float sampler, computed exactly.
+
+    The float path draws "inside the square" as ``U < p s^d`` with U on numpy's
+    grid ``{k 2^-53}``: probability ``ceil(p s^d 2^53) / 2^53``
+    (:func:`dpnn.float_laws.uniform_below`); the loss is the log ratio of the
+    densities inside and outside (:func:`dpnn.float_laws.two_region_loss`),
+    infinite when no draw falls outside. Ideal: exactly ``epsilon``.
+    """
+    box = check_domain(domain)
+    epsilon = positive_finite(epsilon, "epsilon")
+    side = _check_side(side, box)
+    p, _ = _square_weights(epsilon, box, side)
+    inner, total = _square_volumes(box, side)
+    inside = float_laws.uniform_below(p * side ** box.shape[0])
+    return float_laws.two_region_loss(inside, inner, total)
+
+
 def _check_side(side, box):
     side = positive_finite(side, "side")
     shortest = float(np.min(box[:, 1] - box[:, 0]))
@@ -122,15 +153,15 @@ def square_mechanism_mse(points, epsilon, domain, side=None) -> np.ndarray:
     domain), so the expectation is ``(p - q) I(square) + q I(domain)`` with
     ``I(B) = integral over B of ||y - x||^2``, a sum of one-dimensional cubes.
     """
-    x, box, _ = _domain_points(points, domain)
+    x, box, _ = domain_points(points, domain)
     epsilon = positive_finite(epsilon, "epsilon")
     side = square_side(epsilon, box) if side is None else _check_side(side, box)
     p, q = _square_weights(epsilon, box, side)
     low, high = _square(x, box, side)
-    whole = _box_square_integral(
+    whole = box_square_integral(
         np.broadcast_to(box[:, 0], x.shape), np.broadcast_to(box[:, 1], x.shape), x
     )
-    return (p - q) * _box_square_integral(low, high, x) + q * whole
+    return (p - q) * box_square_integral(low, high, x) + q * whole
 
 
 #: Largest dimension whose default square side is computed (24^d quadrature points).
@@ -203,17 +234,31 @@ def square_mechanism(points, epsilon, domain, rng, side=None) -> np.ndarray:
     implication runs the other way: (epsilon/D)-geo-indistinguishability on a
     domain of diameter D gives epsilon-LDP.
 
+    As sampled: the choice "inside or outside" is drawn as ``U < p s^d`` with a
+    float uniform when that law's loss (:func:`square_sampled_loss`, computed at
+    every call) is at most ``epsilon + 1e-9`` (:data:`dpnn.float_laws.LOSS_SLACK`);
+    above (from about epsilon = 36 at side 0.1 of the unit interval, where no
+    float draw falls outside a side 0.25 square from epsilon = 40) it is drawn
+    exactly, inside with probability ``s^d / (s^d + (A - s^d) e^-epsilon)``
+    (:func:`dpnn.exact_sampling.weighted_pair`), so the loss is epsilon. The
+    point within the region is a float uniform as before: its low-order bits
+    depend on the square's corner, which this exactness does not cover.
+
     ``points`` of shape (n, d) (or (n,) with a 1-D domain), every point inside
     ``domain`` (shape (d, 2)). Returns the released points in the input's shape.
     """
-    x, box, shape = _domain_points(points, domain)
+    x, box, shape = domain_points(points, domain)
     epsilon = positive_finite(epsilon, "epsilon")
     rng = generator(rng)
     side = square_side(epsilon, box) if side is None else _check_side(side, box)
     n, d = x.shape
     p, _ = _square_weights(epsilon, box, side)
     low, high = _square(x, box, side)
-    inside = rng.random(n) < p * side**d
+    if square_sampled_loss(epsilon, box, side) <= epsilon + float_laws.LOSS_SLACK:
+        inside = rng.random(n) < p * side**d
+    else:
+        inner, total = _square_volumes(box, side)
+        inside = exact_sampling.weighted_pair(inner, total - inner, epsilon, rng, n)
     out = low + side * rng.random((n, d))
     # outside: slab j holds y with y_k in the square for k < j, y_j outside it, y_k free
     # for k > j
@@ -237,146 +282,3 @@ def square_mechanism(points, epsilon, domain, rng, side=None) -> np.ndarray:
     )
     out = np.where(inside[:, None], out, other)
     return out.reshape(shape)
-
-
-def _lsrr_constants(epsilon, levels, d):
-    """Probability a_g of one finest cell in group g = 0 .. levels-1, and the group
-    sizes |G_g| (in cells)."""
-    groups = np.arange(levels)
-    sizes = np.where(groups == 0, 1, (2**d - 1) * 2.0 ** ((groups - 1) * d))
-    cells = 2.0 ** ((levels - 1) * d)
-    t = groups / (levels - 1)  # 0 at x's own cell, 1 at the farthest group
-    # a_g = a_min (e^eps (1 - t) + t): the linear staircase from e^eps a_min down to
-    # a_min, written without the difference of two numbers of size e^eps (that
-    # cancellation gave a_min <= 0 from epsilon ~ 40), divided by e^eps where e^eps
-    # times the cells overflows; normalised so that sum_g a_g |G_g| = 1
-    with np.errstate(over="ignore", invalid="ignore"):
-        shape = np.exp(epsilon) * (1 - t) + t
-        total = np.sum(shape * sizes)
-    if not np.isfinite(total):  # e^eps times the cells overflows: divide by e^eps first
-        shape = (1 - t) + t * np.exp(-epsilon)
-        total = np.sum(shape * sizes)
-    return shape / total, sizes
-
-
-def _lsrr_cells(x, box, levels):
-    per_side = 2 ** (levels - 1)
-    return np.minimum(
-        ((x - box[:, 0]) / (box[:, 1] - box[:, 0]) * per_side).astype(np.int64),
-        per_side - 1,
-    )
-
-
-#: Most levels L-SRR takes: 2^(levels-1) cells per axis stay within a double's 2^52
-#: resolution of the domain (and cell indices within int64).
-_MAX_LEVELS = 53
-#: Most cells an exact table (lsrr_probabilities, lsrr_mse) enumerates.
-_MAX_TABLE_CELLS = 2**24
-
-
-def _check_levels(levels, d=None):
-    levels = positive_int(levels, "levels", minimum=2)
-    if levels > _MAX_LEVELS:
-        raise ValueError(
-            f"levels must be an integer in [2, {_MAX_LEVELS}] "
-            "(2^(levels-1) cells per axis, within the float resolution "
-            f"of the domain), got {levels}"
-        )
-    if d is not None and 2.0 ** ((levels - 1) * d) > _MAX_TABLE_CELLS:
-        raise ValueError(
-            f"levels must make at most 2^24 cells for an exact table, "
-            f"2^((levels-1) d) with d = {d}; got levels = {levels}"
-        )
-    return levels
-
-
-def lsrr_probabilities(point, epsilon, domain, levels=4) -> np.ndarray:
-    """Exact probability that :func:`lsrr` releases each finest cell for one true
-    ``point``.
-
-    Returns an array of shape ``(2^(levels-1),) * d`` (cells indexed by their
-    position along each axis), summing to 1.
-    """
-    x, box, _ = _domain_points(
-        np.atleast_1d(np.asarray(point, dtype=float)).reshape(1, -1), domain
-    )
-    epsilon = positive_finite(epsilon, "epsilon")
-    d = box.shape[0]
-    levels = _check_levels(levels, d)
-    a, _ = _lsrr_constants(epsilon, levels, d)
-    own = _lsrr_cells(x, box, levels)[0]
-    grid = np.stack(
-        np.meshgrid(*[np.arange(2 ** (levels - 1))] * d, indexing="ij"), axis=-1
-    )
-    # group: the lowest level g at which the cell and x's cell share an ancestor (cell
-    # index >> g)
-    group = np.zeros(grid.shape[:-1], dtype=np.int64)
-    for g in range(1, levels):
-        group = np.where(
-            np.any((grid >> (g - 1)) != (own >> (g - 1)), axis=-1), g, group
-        )
-    return a[group]
-
-
-def lsrr(points, epsilon, domain, rng, levels=4) -> np.ndarray:
-    """L-SRR: staircase randomized response over a hierarchical grid of the domain.
-
-    Our reading of Wang et al., "L-SRR: Local Differential Privacy for
-    Location-Based Services with Staircase Randomized Response" (arXiv
-    2209.15091), as the follow-up implements it (``search_lsrr`` in the public
-    ``src/nn.py`` of d1shs0ap/dpnn): the domain is split into ``2^(levels-1)``
-    cells per axis, a quadtree (Bing-tiles-like) encoding of ``levels`` levels.
-    Group G_0 is x's own cell; group G_g (g >= 1) is the level-g tile holding x
-    minus its level-(g-1) tile, ``|G_g| = (2^d - 1) 2^((g-1) d)`` cells. Every cell
-    of G_g is released with probability ``a_g``, a linear staircase from
-    ``a_0 = e^epsilon a_min`` to ``a_{levels-1} = a_min``, normalised so that
-    ``sum_g a_g |G_g| = 1`` (the follow-up's equations (2)-(4)); the output is a
-    uniform point of the released cell.
-
-    Privacy (epsilon-LDP over the whole domain): for any two inputs x, x' and
-    any cell, both probabilities lie in ``[a_min, e^epsilon a_min]``, so their
-    ratio is at most e^epsilon; the point inside the cell is drawn independently
-    of x (post-processing), so densities have the same ratios.
-    """
-    x, box, shape = _domain_points(points, domain)
-    epsilon = positive_finite(epsilon, "epsilon")
-    levels = _check_levels(levels)
-    rng = generator(rng)
-    n, d = x.shape
-    a, sizes = _lsrr_constants(epsilon, levels, d)
-    group = rng.choice(levels, size=n, p=a * sizes / np.sum(a * sizes))
-    own = _lsrr_cells(x, box, levels)
-    # in group g >= 1: one of the 2^d - 1 level-(g-1) tiles beside x's own, then a
-    # uniform cell in it
-    g1 = np.maximum(group - 1, 0)
-    own_tile = own >> g1[:, None]
-    # XOR with a non-zero code: uniform over the other tiles
-    flip = rng.integers(1, 2**d, size=n)
-    bits = (flip[:, None] >> np.arange(d)) & 1
-    tile = np.where(group[:, None] > 0, own_tile ^ bits, own_tile)
-    offset = (rng.random((n, d)) * (2.0**g1)[:, None]).astype(np.int64)
-    cell = np.where(group[:, None] > 0, (tile << g1[:, None]) + offset, own)
-    width = (box[:, 1] - box[:, 0]) / 2 ** (levels - 1)
-    out = box[:, 0] + (cell + rng.random((n, d))) * width
-    return out.reshape(shape)
-
-
-def lsrr_mse(points, epsilon, domain, levels=4) -> np.ndarray:
-    """Exact mean squared displacement ``E ||L-SRR(x) - x||^2`` at each point (a sum
-    over cells)."""
-    x, box, _ = _domain_points(points, domain)
-    d = box.shape[0]
-    per_side = 2 ** (_check_levels(levels, d) - 1)
-    width = (box[:, 1] - box[:, 0]) / per_side
-    grid = np.stack(
-        np.meshgrid(*[np.arange(per_side)] * d, indexing="ij"), axis=-1
-    ).reshape(-1, d)
-    low = box[:, 0] + grid * width
-    out = np.empty(len(x))
-    for i, row in enumerate(x):
-        probability = lsrr_probabilities(row, epsilon, box, levels).reshape(-1)
-        inner = _box_square_integral(
-            low, low + width, np.broadcast_to(row, low.shape)
-        ) / np.prod(width)
-        out[i] = probability @ inner
-    return out

@@ -10,13 +10,18 @@ to protect real people without a vetted library.
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 from scipy.special import expit, gammaincinv, lambertw, softmax
 
+from dpnn import exact_sampling, float_laws
 from dpnn._validation import finite_array, generator, positive_finite
+from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 
 __all__ = [
     "laplace",
+    "laplace_exact",
     "exponential",
     "exponential_probabilities",
     "exponential_binary",
@@ -42,6 +47,14 @@ def laplace(values, sensitivity, epsilon, rng):
     record is replaced by another (thesis §2.1, the relation of notebook 01)
     and when one record is added or removed (Gursoy et al.'s Def. 1, Cormode et
     al.'s PSDs).
+
+    As sampled: no budget keeps this promise exactly. The noise is
+    ``scale log(2U)`` of a float uniform, and the float sum ``value + noise``
+    reaches only some floats, a different set for each value: most outputs of
+    one value are impossible for a neighbouring one (Mironov, CCS 2012;
+    :func:`dpnn.float_laws.laplace_reachable`). The companion keeps this sampler
+    for its figures (same seed, same numbers); :func:`laplace_exact` is the
+    sampler whose law is exact.
     """
     values = finite_array(values, "values")
     sensitivity = positive_finite(sensitivity, "sensitivity")
@@ -49,6 +62,46 @@ def laplace(values, sensitivity, epsilon, rng):
     scale = _finite_scale(sensitivity, epsilon)
     rng = generator(rng)
     return values + rng.laplace(0.0, scale, size=values.shape)
+
+
+def laplace_exact(values, sensitivity, epsilon, rng, grid_bits=30):
+    """Laplace mechanism with an exact law: discrete Laplace noise on a grid
+    (the snapping idea of Mironov, CCS 2012, as OpenDP's float Laplace does it).
+
+    The grid step is the power of two ``lam`` just below ``sensitivity / 2^grid_bits``;
+    each value is rounded to the grid (``n = round(v / lam)``) and released as
+    ``(n + Z) lam`` with Z drawn exactly from the discrete Laplace law
+    ``Pr[z] ~ e^{-|z| / t}``, ``t = (sensitivity + lam) / (epsilon lam)``
+    (:func:`discrete_laplace`).
+
+    Privacy: two values within ``sensitivity`` round to grid points at most
+    ``sensitivity / lam + 1`` apart, so the two laws of ``n + Z`` differ by at
+    most ``e^{(sensitivity / lam + 1) / t} = e^epsilon`` at every integer: the
+    release is ``epsilon``-DP exactly (Z is exact integers; multiplying by a
+    power of two is post-processing). Every grid point is an output of every
+    input, so the attack on ``mechanisms.laplace`` finds no distinguishing output. Cost:
+    the scale grows by the factor ``1 + lam / sensitivity`` (about 1 + 1e-9) and
+    the rounding moves a value by at most ``lam / 2``; the sampler is a Python
+    loop, about 50 microseconds per value.
+    """
+    values = finite_array(values, "values")
+    sensitivity = positive_finite(sensitivity, "sensitivity")
+    epsilon = positive_finite(epsilon, "epsilon")
+    with np.errstate(over="ignore"):
+        ratio = np.float64(sensitivity) / np.float64(epsilon)
+    if not np.isfinite(ratio):
+        raise ValueError(
+            f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}"
+        )
+    rng = generator(rng)
+    step = 2.0 ** (np.floor(np.log2(sensitivity)) - grid_bits)
+    scale = (Fraction(sensitivity) + Fraction(step)) / (
+        Fraction(epsilon) * Fraction(step)
+    )
+    noise = exact_sampling.discrete_laplace(scale, rng, values.size)
+    rounded = [round(v / step) for v in values.ravel()]
+    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
+    return out.reshape(values.shape)
 
 
 def _finite_scale(sensitivity: float, epsilon: float) -> float:
@@ -131,9 +184,17 @@ def exponential_binary(utility_left, utility_right, epsilon, sensitivity, rng):
     Exactly :func:`exponential` on ``column_stack([utility_left, utility_right])``:
     ``Pr[right] = e^{a u_R} / (e^{a u_L} + e^{a u_R}) = expit(a (u_R - u_L))`` with
     ``a = epsilon / (2 sensitivity)``, drawn with one uniform number per row (the
-    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`;
-    the uniform has 53-bit resolution, so probabilities are rounded to multiples
-    of 2^-53 (a turn of true probability below about 1e-16 never happens).
+    hot path of DP-TT, thesis Alg. 12). Same guarantee as :func:`exponential`.
+
+    As sampled: a float uniform has 53-bit resolution, so ``U < p`` realises
+    ``ceil(p 2^53) / 2^53`` and a turn of probability below 2^-53 would never
+    happen (an infinite loss between neighbours whose scaled gaps straddle about
+    37). So the uniform decides only rows where both outcomes have probability at
+    least 2^-20 (:data:`dpnn.exact_sampling.TURN_FLOOR`), where the realised law is
+    within a factor 1 + 2^-33 of ``expit``; the other rows are drawn exactly
+    (:func:`dpnn.exact_sampling.turns_beyond_floor`). Each row is then
+    ``epsilon + 1e-9``-DP as sampled (:data:`dpnn.float_laws.LOSS_SLACK`), up to
+    the rounding of the utilities themselves.
     """
     left = finite_array(utility_left, "utility_left", ndim=(1,))
     right = finite_array(utility_right, "utility_right", ndim=(1,))
@@ -157,8 +218,9 @@ def _binary_turns(left, right, scale, rng):
     """Unchecked core of :func:`exponential_binary` for validated inputs (DP-TT's inner
     loop)."""
     with np.errstate(over="ignore"):
-        probability_right = expit(scale * (right - left))
-    return rng.random(probability_right.shape) < probability_right
+        z = scale * (right - left)
+    z = np.asarray(z, dtype=float)
+    return _exact_beyond_floor(z, rng.random(z.shape), rng)
 
 
 def keep_probability(epsilon):
@@ -177,6 +239,13 @@ def randomized_response(bits, epsilon, rng):
 
     Privacy: each released bit is ``epsilon``-locally-DP for the bit it reports
     (the two output probabilities differ by exactly the factor e^epsilon).
+
+    As sampled: the flip is ``U >= keep`` with a float uniform when the realised
+    law (``ceil(keep 2^53) / 2^53``) has loss at most ``epsilon + 1e-9``
+    (:data:`dpnn.float_laws.LOSS_SLACK`; true up to epsilon of about 20);
+    above, where a float flip of probability below 2^-53 would never happen
+    (from epsilon = 37), the bit is kept with probability exactly
+    ``1 / (1 + e^-epsilon)`` (:func:`dpnn.exact_sampling.weighted_pair`).
     """
     original = np.asarray(bits)
     if original.size == 0:
@@ -185,7 +254,12 @@ def randomized_response(bits, epsilon, rng):
         raise ValueError("bits must contain only 0 and 1 (or booleans)")
     keep = keep_probability(epsilon)
     rng = generator(rng)
-    flip = rng.random(original.shape) >= keep
+    sampled = float_laws.binary_loss(float_laws.uniform_below(keep))
+    if sampled <= float(epsilon) + float_laws.LOSS_SLACK:
+        flip = rng.random(original.shape) >= keep
+    else:
+        kept = exact_sampling.weighted_pair(1, 1, float(epsilon), rng, original.size)
+        flip = ~kept.reshape(original.shape)
     return np.logical_xor(original.astype(bool), flip).astype(original.dtype)
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_expit
 
-from dpnn import baselines, local_mechanisms, traversal
+from dpnn import baselines, local_mechanisms, lsrr, traversal
 from dpnn._validation import finite_array, positive_finite
 from dpnn.adversary.grid import Grid
 from dpnn.adversary.turns import (
@@ -121,7 +121,7 @@ class SquareMechanism:
 
 
 class LSRR:
-    """L-SRR (``dpnn.local_mechanisms.lsrr``): staircase randomized response over a
+    """L-SRR (``dpnn.lsrr.lsrr``): staircase randomized response over a
     hierarchy of cells."""
 
     name = "L-SRR"
@@ -132,7 +132,7 @@ class LSRR:
         self.levels = int(levels)
         # a_g read off the library's exact law: from the corner cell 0, cell 2^(g-1) on
         # axis 0 is in group g
-        corner = local_mechanisms.lsrr_probabilities(
+        corner = lsrr.lsrr_probabilities(
             self.domain[:, 0], self.epsilon, self.domain, self.levels
         )
         first_row = corner.reshape(corner.shape[0], -1)[:, 0]
@@ -148,9 +148,7 @@ class LSRR:
         )
 
     def sample(self, locations, rng):
-        return local_mechanisms.lsrr(
-            locations, self.epsilon, self.domain, rng, levels=self.levels
-        )
+        return lsrr.lsrr(locations, self.epsilon, self.domain, rng, levels=self.levels)
 
     def log_likelihood(self, releases, grid: Grid):
         """``log a_g``, g the group of the released cell seen from x: max over axes of

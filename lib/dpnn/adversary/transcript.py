@@ -13,6 +13,13 @@ with ``delta(epsilon) <= delta`` is the pair's actual epsilon. The ledger
 (:func:`dpnn.traversal.dptt_ledger`, composed by :class:`dpnn.accounting.Accountant`)
 bounds the curve of *every* pair (for DIS: every pair within ``sensitivity``),
 so no pair's actual epsilon may exceed the accounted one.
+
+Ideal or sampled law: P and Q are the ideal laws (``expit`` of each turn). What
+:func:`dpnn.traversal.dptt` samples agrees with them turn by turn within a factor
+e^(1e-9) (:data:`dpnn.float_laws.LOSS_SLACK`): a float uniform decides a turn only
+where both outcomes are at least 2^-20 likely, and every rarer turn is drawn
+exactly (:func:`dpnn.mechanisms.exponential_binary`). So a path of h turns has
+sampled log-likelihoods within h * 1e-9 of these.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Every public name is importable from ``dpnn.traversal``.
 """
 
 from dpnn.traversal.reference import dptt_reference
-from dpnn.traversal.schedules import SCHEDULES, epsilon_schedule
+from dpnn.traversal.schedules import MIN_TOTAL, SCHEDULES, epsilon_schedule
 from dpnn.traversal.variants import (
     UTILITIES,
     VARIANTS,
@@ -27,6 +27,7 @@ from dpnn.traversal.walk import DPTTResult, dptt
 
 __all__ = [
     "dptt_reference",
+    "MIN_TOTAL",
     "SCHEDULES",
     "epsilon_schedule",
     "UTILITIES",

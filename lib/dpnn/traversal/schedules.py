@@ -15,9 +15,15 @@ from dpnn._validation import positive_finite, positive_int
 from dpnn.accounting import Accountant
 from dpnn.traversal.variants import UTILITIES, VARIANTS, dptt_ledger, em_calls_formula
 
-__all__ = ["SCHEDULES", "epsilon_schedule"]
+__all__ = [
+    "MIN_TOTAL",
+    "SCHEDULES",
+    "epsilon_schedule",
+]
 
 SCHEDULES = ("constant", "decreasing", "increasing")
+#: Smallest total a schedule composes to under a method other than "basic".
+MIN_TOTAL = 1e-6
 
 
 def epsilon_schedule(
@@ -45,7 +51,10 @@ def epsilon_schedule(
     (at ``delta`` unless ``method="basic"``): in closed form for ``"basic"``,
     by bisection on the scale otherwise (relative error below 1e-9; ``"pld"`` is
     computed on a grid, so there the composition equals ``total`` up to the
-    grid's stated error, :func:`dpnn.accounting.pld_discretisation`).
+    grid's stated error, :func:`dpnn.accounting.pld_discretisation`). Below
+    ``total = 1e-6`` (:data:`MIN_TOTAL`) these methods refuse: the conversion to
+    (epsilon, delta)-DP is 0 at a positive scale and the composition cannot be
+    inverted to the float precision there.
 
     Pass the result as ``epsilon`` to :func:`dptt` on a tree of that height.
     """
@@ -93,7 +102,12 @@ def epsilon_schedule(
 
     if method == "basic":  # homogeneous of degree one in the scale
         return shape * (total / composed(1.0))
-    log_total = np.log(total)
+    if total < MIN_TOTAL:
+        raise ValueError(
+            f"total must be at least {MIN_TOTAL} for method {method!r} (below, the "
+            "(epsilon, delta) conversion reaches 0 at a positive scale and cannot "
+            f"be inverted to the float precision), got {total!r}; use method 'basic'"
+        )
     high = total / composed(1.0) if composed(1.0) > 0 else 1.0
     # composed(s) >= basic-free bounds are increasing in s: bracket by doubling
     low = high
@@ -103,9 +117,9 @@ def epsilon_schedule(
         high *= 2
     # The PLD value is a step function of the scale (its grid), exact only to its stated
     # discretisation error, so searching it past a relative 1e-6 only costs evaluations;
-    # the others are smooth.
-    tolerance = 1e-6 if method == "pld" else 1e-12
+    # the others are smooth and are solved to the float resolution of the scale.
+    tolerance = 1e-6 if method == "pld" else 4 * np.finfo(float).eps
     scale = brentq(
-        lambda s: np.log(composed(s)) - log_total, low, high, xtol=1e-14, rtol=tolerance
+        lambda s: composed(s) / total - 1.0, low, high, xtol=1e-300, rtol=tolerance
     )
     return shape * scale

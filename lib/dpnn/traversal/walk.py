@@ -51,6 +51,8 @@ from scipy.special import expit
 
 from dpnn._validation import generator
 from dpnn.accounting import Accountant
+from dpnn.exact_sampling import TURN_Z_FLOOR as _Z_FLOOR
+from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 from dpnn.traversal.release import release
 from dpnn.traversal.tree_arrays import left_until, node_columns
 from dpnn.traversal.variants import check_arguments as _check
@@ -115,6 +117,11 @@ def dptt(
     and :func:`~dpnn.traversal.release.release` its ``release`` of each thread's
     node, ``_knn`` (Alg. 18) and the final ``np.unique``. ``sent`` and the ledger
     have no counterpart there.
+
+    As sampled: a turn is drawn with a float uniform only where both outcomes
+    have probability at least 2^-20; rarer turns (scaled gaps beyond 13.86) are
+    drawn exactly (:func:`dpnn.mechanisms.exponential_binary`), so each step is
+    within 1e-9 of its budget as sampled (:data:`dpnn.float_laws.LOSS_SLACK`).
     """
     q, sensitivity = _check(
         tree, queries, utility, sensitivity, variant, splits, neighborhood
@@ -319,14 +326,18 @@ def _turns(tree, values, nodes, child, level, scale, utility, rng, stopped=None)
             here = np.column_stack(values)[np.arange(len(nodes)), tree.axis[nodes]]
         else:
             here = values[columns.axis_of_depth[level]]
-        keep = uniform < expit(scale)
+        if abs(scale) > _Z_FLOOR:  # a keep of probability near 1: exact draws
+            z = np.full(len(uniform), scale)
+            keep = _exact_beyond_floor(z, uniform, rng, stopped)
+        else:
+            keep = uniform < expit(scale)
         return np.bitwise_xor(np.less(here, columns.split[nodes]), keep, out=keep)
     to_left = _squared_distance(values, columns.coordinates, child)
     to_right = _squared_distance(values, columns.coordinates, child + 1)
     gap = np.sqrt(to_left, out=to_left) - np.sqrt(to_right, out=to_right)
     with np.errstate(over="ignore"):  # as mechanisms.exponential_binary(0, gap, ...)
-        probability_right = expit(scale * gap)
-    return uniform < probability_right
+        z = scale * gap
+    return _exact_beyond_floor(z, uniform, rng, stopped)
 
 
 def _uniforms(rng, count, stopped):

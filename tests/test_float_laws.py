@@ -1,0 +1,238 @@
+"""Sampled laws of the float samplers, the exact samplers, and the switch between them.
+
+The laws of :mod:`dpnn.float_laws` are checked against brute force: every uniform
+of a reduced grid (2^-bits) pushed through numpy's own arithmetic, and numpy's
+53-bit samplers replayed from a cloned generator. Statistical checks of the exact
+samplers fail falsely with probability below 1e-6 each (a binomial two-sided
+bound at 5.3 standard deviations).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dpnn import exact_sampling, float_laws, local_mechanisms, lsrr, mechanisms
+
+#: Standard deviations of a two-sided binomial check failing with probability < 1e-6.
+Z = 5.3
+
+
+def _binomial_ok(hits, n, p):
+    return abs(hits - n * p) <= Z * math.sqrt(n * p * (1 - p)) + 1
+
+
+# --- the laws of numpy's samplers -----------------------------------------------------
+
+
+@pytest.mark.parametrize("bits", [6, 9])
+def test_choice_law_is_the_count_of_uniforms_on_a_reduced_grid(bits):
+    p = np.array([0.5, 0.3, 0.2 - 3e-3, 3e-3])
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    uniforms = np.arange(2**bits) / 2.0**bits
+    counts = np.bincount(cdf.searchsorted(uniforms, side="right"), minlength=4)
+    assert np.array_equal(float_laws.choice_law(p, bits), counts / 2.0**bits)
+
+
+def test_choice_law_models_numpy_choice_draw_for_draw():
+    p = np.array([0.7, 0.2, 0.1 - 1e-17, 1e-17])
+    drawn = np.random.default_rng(3).choice(4, size=5000, p=p)
+    uniforms = np.random.default_rng(3).random(5000)
+    cdf = p.cumsum() / p.cumsum()[-1]
+    assert np.array_equal(drawn, cdf.searchsorted(uniforms, side="right"))
+
+
+@pytest.mark.parametrize("bits", [5, 8])
+def test_uniform_below_counts_the_grid(bits):
+    uniforms = np.arange(2**bits) / 2.0**bits
+    for p in [0.0, 1e-9, 0.3, 0.5, 1 - 1e-9, 1.0]:
+        assert float_laws.uniform_below(p, bits) == np.mean(uniforms < p)
+
+
+def test_laplace_from_uniform_replays_numpy():
+    uniforms = np.random.default_rng(5).random(3000)
+    drawn = 1.0 + np.random.default_rng(5).laplace(0.0, 2.0, 3000)
+    replay = [float_laws.laplace_from_uniform(1.0, 2.0, u) for u in uniforms]
+    assert np.array_equal(drawn, replay)
+
+
+def test_laplace_reachability_accepts_own_outputs_and_rejects_others():
+    rng = np.random.default_rng(0)
+    own = mechanisms.laplace(np.zeros(300), 1.0, 1.0, rng)
+    assert all(float_laws.laplace_reachable(y, 0.0, 1.0) for y in own)
+    # a float between two consecutive outputs of the sampler is never reachable
+    u = 0.25
+    y = float_laws.laplace_from_uniform(0.0, 1.0, u)
+    neighbour = float_laws.laplace_from_uniform(0.0, 1.0, u + 2.0**-53)
+    between = np.nextafter(y, neighbour)
+    if between != neighbour:
+        assert not float_laws.laplace_reachable(between, 0.0, 1.0)
+
+
+# --- the cases of the review: loss within the claim, or exact -------------------------
+
+
+@pytest.mark.parametrize(
+    "levels, d, epsilon, float_loss, exact",
+    [
+        (4, 1, 15.0, 15.0, False),
+        (4, 1, 36.0, 36.177, True),
+        (4, 1, 38.0, math.inf, True),
+        (6, 2, 30.0, 30.0, False),
+        (6, 2, 40.0, math.inf, True),
+        (6, 2, 120.0, math.inf, True),
+    ],
+)
+def test_lsrr_uses_the_float_law_only_within_its_claim(
+    levels, d, epsilon, float_loss, exact, monkeypatch
+):
+    # Old code: the float law at every budget (loss 36.18 at 36, infinite from 38).
+    assert lsrr.lsrr_sampled_loss(epsilon, levels, d) == pytest.approx(
+        float_loss, abs=1e-3
+    )
+    calls = []
+    original = lsrr._lsrr_groups_exact
+    monkeypatch.setattr(
+        lsrr, "_lsrr_groups_exact", lambda *a: calls.append(a) or original(*a)
+    )
+    points = np.full((50, d), 0.01)
+    lsrr.lsrr(points, epsilon, [[0.0, 1.0]] * d, np.random.default_rng(1), levels)
+    assert bool(calls) == exact
+
+
+@pytest.mark.parametrize("epsilon", [38.0, 96.0, 120.0])
+def test_lsrr_exact_groups_have_the_staircase_law(epsilon):
+    # At these budgets the far groups have probability ~e^-epsilon: the draws land in
+    # the groups of the e^eps component with the integer weights (L-1-g)|G_g|.
+    n, levels, d = 60000, 4, 1
+    group = lsrr._lsrr_groups_exact(epsilon, levels, d, np.random.default_rng(4), n)
+    weights = np.array([3, 2, 2, 0]) / 7
+    for g in range(levels):
+        assert _binomial_ok(np.sum(group == g), n, weights[g])
+
+
+def test_lsrr_exact_groups_law_at_a_moderate_budget():
+    n, levels, d, epsilon = 60000, 4, 1, 1.5
+    group = lsrr._lsrr_groups_exact(epsilon, levels, d, np.random.default_rng(5), n)
+    a, sizes = lsrr._lsrr_constants(epsilon, levels, d)
+    law = a * sizes
+    for g in range(levels):
+        assert _binomial_ok(np.sum(group == g), n, law[g])
+
+
+@pytest.mark.parametrize(
+    "side, epsilon, float_loss", [(0.1, 36.0, 36.1008), (0.25, 40.0, math.inf)]
+)
+def test_square_mechanism_float_law_and_the_switch(side, epsilon, float_loss):
+    loss = local_mechanisms.square_sampled_loss(epsilon, [[0.0, 1.0]], side)
+    assert loss == pytest.approx(float_loss, abs=1e-3)
+    # above the claim the sampler draws exactly: outside happens with probability
+    # (1 - s) e^-eps / (s + (1 - s) e^-eps), tested through the exact sampler at a
+    # budget where it is measurable
+    rng = np.random.default_rng(6)
+    inside = exact_sampling.weighted_pair(side, 1 - side, 3.0, rng, 50000)
+    p = side / (side + (1 - side) * math.exp(-3.0))
+    assert _binomial_ok(inside.sum(), 50000, p)
+
+
+def test_square_mechanism_at_40_releases_outside_the_square_sometimes():
+    # Float sampler: none of 10^6 draws outside a side-0.25 square; exact: the
+    # probability is 0.75 e^-40 / 0.25 ~ 1.3e-17, so the test checks the code path:
+    # the release is computed and lies in the domain.
+    out = local_mechanisms.square_mechanism(
+        np.full(1000, 0.5), 40.0, [[0.0, 1.0]], np.random.default_rng(7), side=0.25
+    )
+    assert np.all((out >= 0) & (out <= 1))
+
+
+# --- DP-TT turns and randomized response ----------------------------------------------
+
+
+def test_turns_within_the_floor_are_the_float_comparison_bit_for_bit():
+    z = np.linspace(-13.8, 13.8, 1001)
+    uniform = np.random.default_rng(8).random(z.size)
+    turns = mechanisms._exact_beyond_floor(z, uniform, np.random.default_rng(9))
+    from scipy.special import expit
+
+    assert np.array_equal(turns, uniform < expit(z))
+
+
+@pytest.mark.parametrize("gap", [36.0, 37.0])
+def test_turns_beyond_the_floor_are_exact(gap):
+    # Old code: U < expit(gap) made the wrong turn 2.2e-16 likely at 36, never at 37.
+    from scipy.special import expit
+
+    wrong = 1 - float_laws.uniform_below(expit(gap))
+    assert wrong == {36.0: 2.0**-52, 37.0: 0.0}[gap]
+    # the exact path at a measurable gap (the same code beyond the floor): 15
+    n, z = 400000, 15.0
+    turns = mechanisms._exact_beyond_floor(
+        np.full(n, -z), np.zeros(n), np.random.default_rng(10)
+    )
+    assert _binomial_ok(turns.sum(), n, 1 / (1 + math.exp(z)))
+
+
+def test_randomized_response_switches_to_the_exact_keep_above_its_safe_budget():
+    keep = float_laws.uniform_below(mechanisms.keep_probability(40.0))
+    assert float_laws.binary_loss(keep) == math.inf
+    bits = np.zeros(200000, dtype=int)
+    out = mechanisms.randomized_response(bits, 3.0, np.random.default_rng(11))
+    assert _binomial_ok(out.sum(), bits.size, 1 / (1 + math.exp(3.0)))
+    out = mechanisms.randomized_response(bits[:1000], 40.0, np.random.default_rng(11))
+    assert out.shape == (1000,)
+
+
+# --- the exact samplers ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("gamma", [0.0, 0.4, 1.0, 2.75])
+def test_bernoulli_exp_law(gamma):
+    n = 200000
+    hits = exact_sampling.bernoulli_exp(gamma, np.random.default_rng(12), n).sum()
+    assert _binomial_ok(hits, n, math.exp(-gamma))
+
+
+def test_categorical_with_weights_beyond_int64():
+    weights = [2**70, 3 * 2**70]
+    draw = exact_sampling.categorical(weights, np.random.default_rng(13), 40000)
+    assert _binomial_ok(np.sum(draw == 1), 40000, 0.75)
+
+
+def test_discrete_laplace_law():
+    n, t = 20000, 2.5
+    z = exact_sampling.discrete_laplace(t, np.random.default_rng(14), n).astype(float)
+    r = math.exp(-1 / t)
+    for value in [0, 1, -1, 3]:
+        p = (1 - r) / (1 + r) * r ** abs(value)
+        assert _binomial_ok(np.sum(z == value), n, p)
+
+
+def test_exact_samplers_are_seeded():
+    a = exact_sampling.weighted_pair(1, 2, 5.0, np.random.default_rng(15), 100)
+    b = exact_sampling.weighted_pair(1, 2, 5.0, np.random.default_rng(15), 100)
+    assert np.array_equal(a, b)
+
+
+def test_float_laplace_outputs_are_mostly_impossible_for_a_neighbour():
+    # Mironov's attack on mechanisms.laplace: value 1 vs value 0, scale 1. Of 400
+    # outputs from 0, the share no uniform maps to from 1 is far from 0 (it is about
+    # 0.8; a binomial check that it exceeds 0.5 fails falsely below 1e-6).
+    y = mechanisms.laplace(np.zeros(400), 1.0, 1.0, np.random.default_rng(16))
+    unreachable = np.mean([not float_laws.laplace_reachable(v, 1.0, 1.0) for v in y])
+    assert unreachable > 0.5 + Z * math.sqrt(0.25 / 400)
+
+
+def test_laplace_exact_law_on_a_coarse_grid():
+    # grid_bits = 0: step 1 for sensitivity 1, t = (1 + 1) / epsilon grid units; the
+    # noise is exactly the discrete Laplace law, whatever the input value.
+    n, epsilon = 20000, 1.0
+    values = np.full(n, 0.3)
+    y = mechanisms.laplace_exact(values, 1.0, epsilon, np.random.default_rng(17), 0)
+    assert np.array_equal(y, np.round(y))  # on the grid: every integer from any value
+    r = math.exp(-epsilon / 2)
+    for z in [0, 1, -1, 2]:
+        p = (1 - r) / (1 + r) * r ** abs(z)
+        assert _binomial_ok(np.sum(y == z), n, p)
