@@ -9,16 +9,18 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from companion import plots  # noqa: E402
+from companion import metrics, plots  # noqa: E402
 from companion.studies import (  # noqa: E402
     composition,
     cormode,
-    simrand as simrand_studies,
+    followup,
     leakage,
+    simrand as simrand_studies,
+    synthesis,
     thesis_basic,
     thesis_variants,
 )
-from dpnn import accounting, adversary, data, traversal, trees  # noqa: E402
+from dpnn import accounting, adversary, baselines, data, traversal, trees  # noqa: E402
 
 
 def rng(seed):
@@ -317,3 +319,179 @@ def test_exact_privacy_check_draws_only_positive_deltas():
 
 def test_ratio_range():
     assert cormode.ratio_range(pd.Series([3.071, 1.5, 2.0])) == "1.50–3.07×"
+
+
+def _followup_setup(n_points=64, n_queries=40, seed=0):
+    """A 2-D uniform setup on the unit square, as notebook 13 builds them."""
+    from scipy.spatial import cKDTree
+
+    points = np.random.default_rng(seed).uniform(size=(n_points, 2))
+    queries = np.random.default_rng(seed + 1).uniform(size=(n_queries, 2))
+    index = cKDTree(points)
+    return {
+        "points": points,
+        "domain": np.array([[0.0, 1.0], [0.0, 1.0]]),
+        "tree": trees.build_tree(points),
+        "index": index,
+        "queries": queries,
+        "truth": index.query(queries, k=5)[1],
+        "delta": 1 / n_points,
+        "radius": 0.2,
+        "diameter": float(np.sqrt(2.0)),
+    }
+
+
+@pytest.fixture(scope="module")
+def followup_runs():
+    setups = {"uniform 2-D": _followup_setup()}
+    table, moved = followup.equal_privacy_comparison(
+        setups, ["basic"], [2.0, 200.0], rng(40), lsrr_levels=3
+    )
+    return setups, table, moved
+
+
+def test_equal_privacy_comparison_one_budget_per_setting(followup_runs):
+    setups, table, moved = followup_runs
+    assert len(table) == 2 * 4 and set(table.method) == {
+        "DP-TT-CMP",
+        "GEO",
+        "SM",
+        "L-SRR",
+    }
+    assert (table.groupby("step").eps_star.nunique() == 1).all()
+    # at step 200 every turn is correct: DP-TT-CMP's accuracy is the exact descent's
+    s = setups["uniform 2-D"]
+    descent = traversal.dptt(s["tree"], s["queries"], 200.0, "cmp", rng=rng(0))
+    expected = metrics.raw_accuracy(descent, s["truth"][:, 0]).mean()
+    exact = table[(table.step == 200.0) & (table.method == "DP-TT-CMP")]
+    assert exact.raw.iloc[0] == pytest.approx(expected)
+    assert moved[("uniform 2-D", "basic", 2.0)]["SM"].shape == (40, 2)
+
+
+def test_equal_mse_comparison_geo_matches_the_target_exactly(followup_runs):
+    setups, table, moved = followup_runs
+    mse, tails = followup.equal_mse_comparison(
+        setups,
+        table,
+        moved,
+        [2.0],
+        rng(41),
+        mse_queries=20,
+        lsrr_levels=3,
+        n_resamples=200,
+    )
+    row = mse.iloc[0]
+    target = row.dptt_rmse_m**2
+    eps_geo = row.GEO * row.eps_star / setups["uniform 2-D"]["diameter"]
+    assert np.isclose(baselines.geo_mse(eps_geo, 2), target, rtol=1e-6)
+    assert row["GEO low"] <= row.GEO <= row["GEO high"]
+    tail = tails[("uniform 2-D", 2.0)]
+    assert len(tail) == 40 and np.all(np.diff(tail) <= 0)
+
+
+def test_schedule_comparison_composes_each_family_to_the_total():
+    table = followup.schedule_comparison(_followup_setup(), [8.0, 64.0], 3.0, rng(42))
+    assert len(table) == 2 * len(traversal.SCHEDULES)
+    assert np.all(np.abs(table.composed - table.total) < 1e-2)
+    assert np.all(
+        np.abs(table.exact_leaf - table.all_turns_theory)
+        <= 4.5 * table.all_turns_sd + 1e-12
+    )
+
+
+def test_inference_errors_never_worse_than_the_prior(followup_runs):
+    setups, table, _ = followup_runs
+    errors = followup.inference_errors(
+        setups, ["uniform 2-D"], table, rng(43), cells=8, releases=20
+    )
+    assert len(errors) == 4 and errors.mechanism.nunique() == 2
+    assert np.all(errors.error <= errors.prior_only + 4.5 * errors.se)
+    assert errors.optimal_beats_guess.all()
+
+
+def test_empirical_audits_pass_and_the_cgp_loss_has_mean_rho():
+    audits = synthesis.empirical_audits(4000, 1e-3, rng(44))
+    assert list(audits)[:3] == ["GEO", "DP-TT-CMP", "DP-TT-DIS"]
+    assert len(audits) == 8
+    table = synthesis.audit_table(audits)
+    assert table["passes"].all() and list(table.index) == list(audits)
+    loss = synthesis.cgp_privacy_loss(20000, 0.5, rng(45))
+    assert abs(loss.mean() - 0.5) < 4.5 * loss.std() / np.sqrt(20000)
+
+
+def test_synthesis_table_reads_each_audit():
+    result = type("R", (), {"lower_bound": 0.8, "estimate": 0.95})()
+    audits = {"GEO": (1.0, result)}
+    assert synthesis.audit_verdict(audits, "GEO") == "0.80 <= 1 (estimate 0.95)"
+    assert synthesis.audit_verdict(audits, "SM") == "not audited here"
+    table = synthesis.synthesis_table(audits, "own")
+    assert len(table) == len(synthesis.SYNTHESIS) and table.shape[1] == 8
+    last = table.columns[-1]
+    assert table[last].iloc[0] == "0.80 <= 1 (estimate 0.95)"
+    assert table.set_index("method").loc["SM", last] == "not audited here"
+    assert "own" in set(table[last])
+
+
+def test_followup_texts_on_a_small_table():
+    table = pd.DataFrame(
+        {
+            "dataset": ["a", "a"],
+            "variant": ["basic", "basic"],
+            "step": [1.0, 1.0],
+            "method": ["DP-TT-CMP", "GEO"],
+            "eps_star": [3.14159, 3.14159],
+            "raw": [0.5, 0.25],
+            "raw_se": [0.01, 0.02],
+            "recall": [0.7, 0.6],
+        }
+    )
+    indexed = table.set_index(["dataset", "variant", "step", "method"])
+    assert followup.accuracy_text(indexed, "a", "basic", 1.0, "GEO") == "0.250 ± 0.020"
+    assert followup.epsilon_text(indexed, "a", "basic", 1.0) == "3.14"
+    assert followup.equal_privacy_lines(table, [1.0], ["DP-TT-CMP", "GEO"]) == [
+        "                 a basic eps*=  3.14: DP-TT-CMP 0.500±0.010 [0.70], "
+        "GEO 0.250±0.020 [0.60]"
+    ]
+    mse = pd.DataFrame(
+        {
+            "dataset": ["x", "x", "y"],
+            "eps_star": [1.0, 20.0, 3.0],
+            "SM": [0.1, 0.3, np.nan],
+        }
+    )
+    assert followup.ratio_range(mse, "SM") == "0.10 to 0.30"
+    assert followup.settings_where(mse, mse.SM.isna()) == "ε\\* = 3 (y)"
+    assert followup.settings_where(mse, mse.eps_star > 99) == "no setting"
+
+
+def test_schedule_and_inference_lines():
+    schedules = pd.DataFrame(
+        {
+            "total": 8.0,
+            "family": list(traversal.SCHEDULES),
+            "exact_leaf": 0.5,
+            "exact_leaf_se": 0.1,
+            "all_turns_theory": 0.45,
+            "distance": 0.01,
+            "distance_se": 0.001,
+        }
+    )
+    lines = followup.schedule_lines(schedules)
+    assert len(lines) == 2 and lines[0].startswith("schedules at eps*=8: exact leaf ")
+    assert "0.500±0.100 (theory 0.450)" in lines[0]
+    assert "0.0100±0.0010" in lines[1]
+    inference = pd.DataFrame(
+        {
+            "dataset": ["u", "u"],
+            "eps_star": [2.0, 2.0],
+            "mechanism": ["GEO", "DP-TT"],
+            "prior_only": [0.4, 0.4],
+            "error": [0.3, 0.2],
+            "se": [0.01, 0.02],
+            "guess": [0.35, 0.25],
+        }
+    )
+    assert followup.inference_lines(inference) == [
+        "                 u eps*=   2.00: prior only 0.4000, GEO 0.3000±0.0100 "
+        "[0.3500], DP-TT 0.2000±0.0200 [0.2500]"
+    ]
