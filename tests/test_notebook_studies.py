@@ -14,6 +14,7 @@ from companion.studies import (  # noqa: E402
     composition,
     cormode,
     followup,
+    gursoy,
     leakage,
     simrand as simrand_studies,
     synthesis,
@@ -495,3 +496,58 @@ def test_schedule_and_inference_lines():
         "                 u eps*=   2.00: prior only 0.4000, GEO 0.3000±0.0100 "
         "[0.3500], DP-TT 0.2000±0.0200 [0.2500]"
     ]
+
+
+def test_gursoy_findings_helpers_on_small_tables():
+    loaded = {
+        "a": (np.zeros((10, 2)), np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2])),
+        "b": (np.zeros((4, 30)), np.array([0, 1, 1, 1])),
+    }
+    chance, majority = gursoy.label_rates(loaded)
+    assert chance == {"a": pytest.approx(1 / 3), "b": 0.5}
+    assert majority == {"a": 0.4, "b": 0.75}
+    assert gursoy.privbayes_options({"a": 2}, "a") == {"degree": 2}
+    assert gursoy.privbayes_options({"a": 2}, "b") is None
+    sizes = gursoy.grid_sizes(loaded)
+    assert set(sizes) == {"a", "b"} and sizes["b"] == 1  # 30 features: one cell
+    rn = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "a", "b"],
+            "n_test": [10, 10, 25, 10],
+            "method": ["proposed", "proposed", "proposed", "baseline"],
+            "mcs": [2.0, 4.0, 5.0, 9.0],
+        }
+    )
+    means = gursoy.proposed_means(rn, "mcs", 1)
+    assert means.loc["a", 10] == 3.0 and means.loc["a", 25] == 5.0
+    assert list(means.index) == ["a"]
+
+
+def test_gursoy_rn_findings_at_the_largest_batch():
+    rows = [
+        {
+            "dataset": "a",
+            "epsilon": 1.0,
+            "n_test": n,
+            "method": m,
+            "mean": v,
+            "ci95": 0.01,
+        }
+        for n, v0 in ((10, 0.1), (25, 0.5))
+        for m, v in zip(("non-private", "baseline", "proposed"), (v0, v0 / 2, v0 / 4))
+    ]
+    summary = pd.DataFrame(rows)
+    assert gursoy.summary_cell(summary, n_test=25, method="baseline") == (0.25, 0.01)
+    table = gursoy.rn_findings(summary, ["a"], [1.0], {})
+    assert table.to_dict("records") == [
+        {
+            "dataset": "a",
+            "epsilon": 1.0,
+            "|X|": 25,
+            "non-private": "0.500 ± 0.010",
+            "baseline": "0.250 ± 0.010",
+            "proposed": "0.125 ± 0.010",
+            "PrivBayes": "-",
+        }
+    ]
+    assert "Fig. 15" in gursoy.READINGS
