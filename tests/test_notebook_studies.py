@@ -16,6 +16,7 @@ from companion.studies import (  # noqa: E402
     followup,
     gursoy,
     leakage,
+    liang_yi_tables,
     simrand as simrand_studies,
     synthesis,
     thesis_basic,
@@ -551,3 +552,68 @@ def test_gursoy_rn_findings_at_the_largest_batch():
         }
     ]
     assert "Fig. 15" in gursoy.READINGS
+
+
+def test_paired_identity_ratios_pairs_gp_with_cgp_per_run():
+    identity = pd.DataFrame(
+        {
+            "n": [100, 100, 100, 100],
+            "trajectory": [0, 0, 1, 1],
+            "repetition": [0, 0, 0, 0],
+            "n_actual": [100, 100, 25, 25],
+            "method": ["GP Basic", "CGP Basic"] * 2,
+            "max error": [30.0, 3.0, 10.0, 5.0],
+        }
+    )
+    paired = liang_yi_tables.paired_identity_ratios(identity)
+    assert list(paired.ratio) == [10.0, 2.0]  # sorted by trajectory
+    assert list(paired["ratio / sqrt(n_actual)"]) == [1.0, 0.4]
+
+
+def test_pnn_median_intervals_one_row_per_k_and_method():
+    knn = pd.DataFrame(
+        {
+            "k": [1] * 6,
+            "method": ["GP PNN"] * 3 + ["CGP PNN"] * 3,
+            "error": [1.0, 2.0, 9.0, 4.0, 4.0, 4.0],
+        }
+    )
+    table = liang_yi_tables.pnn_median_intervals(knn, [1], rng(50), n_boot=200)
+    assert list(table.method) == ["GP PNN", "CGP PNN"]
+    assert list(table["median"]) == [2.0, 4.0]
+    assert table.low.iloc[1] == table.high.iloc[1] == 4.0
+    assert table.low.iloc[0] >= 1.0 and table.high.iloc[0] <= 9.0
+
+
+def test_authors_settings_rows_on_two_short_walks():
+    from dpnn import cgp
+
+    walks = [w[:300] for w in cgp.taxi_trajectories(2, rng(51))]
+    gamma = liang_yi_tables.gamma_settings(walks, 5e-4, [1], 200, 1, rng(52), n_boot=50)
+    assert [r["setting"] for r in gamma] == ["text: gamma0 = 0"] * 2 + [
+        "scripts: gamma0 = -6/epsilon"
+    ] * 2
+    assert {r["method"] for r in gamma} == {"GP PNN", "CGP PNN"}
+    hull = liang_yi_tables.hull_settings(walks, 5e-4, 200, 1, rng(53), n_boot=50)
+    assert len(hull) == 2 * len(liang_yi_tables.PCH_VARIANTS)
+    assert all(0 <= r["median"] <= 1 for r in hull)
+
+
+def test_liang_yi_error_panels_draw_one_axis_per_sweep():
+    table = pd.DataFrame(
+        {
+            "rho": [1e-4, 1e-3] * 2,
+            "n": [10, 20] * 2,
+            "k": [1, 4] * 2,
+            "method": ["GP Basic"] * 2 + ["CGP Basic"] * 2,
+            "max error": [4.0, 2.0, 3.0, 1.0],
+            "l2 error": [2.0, 1.0, 1.5, 0.5],
+            "error": [1.5, 1.2, 1.4, 1.1],
+        }
+    )
+    fig = plots.identity_error_panels(table, table, n_points=20, rho=1e-3)
+    assert len(fig.axes) == 4 and fig.axes[1].get_ylabel() == "l2 error (m)"
+    plt.close(fig)
+    fig = plots.knn_error_panels(table, table, table, rho=1e-3, k=4, n_points=20)
+    assert [ax.get_xlabel()[0] for ax in fig.axes] == ["ρ", "k", "n"]
+    plt.close(fig)

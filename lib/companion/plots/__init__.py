@@ -38,7 +38,12 @@ from .adversary import (
     error_against_rmse,
     inference_error_panel,
 )
-from .cgp import hull_release_map, quantile_curves
+from .cgp import (
+    hull_release_map,
+    identity_error_panels,
+    knn_error_panels,
+    quantile_curves,
+)
 from .classification import overlap_picture, summary_panels
 from .common import curves, figure_and_axes, theory_vs_simulation
 from .dptt import (
@@ -105,6 +110,8 @@ __all__ = [
     "error_bars_by_shape",
     "quantile_curves",
     "hull_release_map",
+    "identity_error_panels",
+    "knn_error_panels",
     "pi_fraction",
     "recall_panel_data",
     "recall_panels",
