@@ -617,3 +617,26 @@ def test_liang_yi_error_panels_draw_one_axis_per_sweep():
     fig = plots.knn_error_panels(table, table, table, rho=1e-3, k=4, n_points=20)
     assert [ax.get_xlabel()[0] for ax in fig.axes] == ["ρ", "k", "n"]
     plt.close(fig)
+
+
+def test_rho_text_and_rises_from():
+    assert liang_yi_tables.rho_text(5e-4) == "5·10⁻⁴"
+    assert liang_yi_tables.rho_text(5e-10) == "5·10⁻¹⁰"
+    rising = pd.Series([0.5, 0.4, 0.41, 0.6], index=[1e-6, 1e-5, 1e-4, 1e-3])
+    assert liang_yi_tables.rises_from(rising) == 1e-5
+    assert liang_yi_tables.rises_from(pd.Series([0.3, 0.4, 0.4005])) is None
+
+
+def test_hull_jaccard_panels_on_a_unit_scale():
+    table = pd.DataFrame(
+        {
+            "rho": [1e-4, 1e-3],
+            "n": [10, 20],
+            "method": ["GP PCH"] * 2,
+            "jaccard": [0.2, 0.7],
+        }
+    )
+    fig = plots.hull_jaccard_panels(table, table, n_points=20, rho=1e-3)
+    assert [ax.get_ylim() for ax in fig.axes] == [(-0.02, 1.02)] * 2
+    assert fig.axes[0].get_yscale() == "linear"
+    plt.close(fig)

@@ -39,6 +39,7 @@ from .adversary import (
     inference_error_panel,
 )
 from .cgp import (
+    hull_jaccard_panels,
     hull_release_map,
     identity_error_panels,
     knn_error_panels,
@@ -112,6 +113,7 @@ __all__ = [
     "hull_release_map",
     "identity_error_panels",
     "knn_error_panels",
+    "hull_jaccard_panels",
     "pi_fraction",
     "recall_panel_data",
     "recall_panels",

@@ -12,6 +12,7 @@ __all__ = [
     "hull_release_map",
     "identity_error_panels",
     "knn_error_panels",
+    "hull_jaccard_panels",
 ]
 
 
@@ -167,4 +168,23 @@ def knn_error_panels(by_rho, by_k, by_n, *, rho, k, n_points):
             ax=ax,
             band="bars",
         )
+    return fig
+
+
+def hull_jaccard_panels(by_rho, by_n, *, n_points, rho):
+    """Fig. 5: the private hulls' Jaccard index against ρ at ``n_points`` and against
+    n at ``rho``, quantile bands per method on a linear axis from 0 to 1."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, (table, x, label) in zip(
+        axes,
+        [
+            (by_rho, "rho", f"ρ (per m²), n = {n_points}"),
+            (by_n, "n", f"n, ρ = {rho:g}"),
+        ],
+    ):
+        quantile_curves(
+            table, x, "jaccard", xlabel=label, ylabel="Jaccard index", logy=False, ax=ax
+        )
+    for ax in axes:
+        ax.set_ylim(-0.02, 1.02)
     return fig

@@ -18,6 +18,8 @@ __all__ = [
     "pnn_median_intervals",
     "gamma_settings",
     "hull_settings",
+    "rho_text",
+    "rises_from",
 ]
 
 #: PCH as the text states it, each change the authors' scripts make, and all four.
@@ -126,3 +128,21 @@ def hull_settings(trajectories, rho, n_points, repetitions, rng, *, n_boot, **ru
                 }
             )
     return rows
+
+
+def rho_text(value) -> str:
+    """``value`` to one digit with a superscript power of ten: 5e-04 -> '5·10⁻⁴'."""
+    mantissa, exponent = f"{value:.0e}".split("e")
+    return f"{mantissa}·10" + str(int(exponent)).translate(
+        str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+    )
+
+
+def rises_from(series):
+    """The smallest index from which the values rise by more than 0.001 (a change the
+    printed three decimals show) at every step; None if never."""
+    steps = np.diff(series.to_numpy()) > 0.001
+    for start in range(len(steps)):
+        if steps[start:].all():
+            return series.index[start]
+    return None
