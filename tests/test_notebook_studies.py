@@ -640,3 +640,47 @@ def test_hull_jaccard_panels_on_a_unit_scale():
     assert [ax.get_ylim() for ax in fig.axes] == [(-0.02, 1.02)] * 2
     assert fig.axes[0].get_yscale() == "linear"
     plt.close(fig)
+
+
+def test_followup_figures_one_panel_per_setting(followup_runs):
+    setups, table, moved = followup_runs
+    fig = plots.equal_privacy_panels(
+        table, ["basic"], list(setups), ["DP-TT-CMP", "GEO", "SM", "L-SRR"]
+    )
+    assert len(fig.axes) == 1 and fig.axes[0].get_title().startswith("uniform 2-D")
+    assert len(fig.axes[0].get_legend().get_texts()) == 4
+    plt.close(fig)
+    mse = pd.DataFrame(
+        {
+            "dataset": ["u", "u"],
+            "eps_star": [1.0, 4.0],
+            **{m: [0.5, 2.0] for m in ("GEO", "SM", "L-SRR")},
+            **{f"{m} low": [0.4, 1.5] for m in ("GEO", "SM", "L-SRR")},
+            **{f"{m} high": [0.6, np.inf] for m in ("GEO", "SM", "L-SRR")},
+        }
+    )
+    fig = plots.equal_mse_panels(mse, ["u"])
+    ax = fig.axes[0]
+    assert ax.get_title() == "u" and len(ax.collections) == 3  # one band per mechanism
+    plt.close(fig)
+
+
+def test_schedule_panels_and_audit_bars():
+    schedules = pd.DataFrame(
+        {
+            "family": [f for f in traversal.SCHEDULES for _ in range(2)],
+            "raw": 0.5,
+            "raw_se": 0.1,
+            "distance": 0.01,
+            "distance_se": 0.001,
+        }
+    )
+    fig = plots.schedule_panels(schedules, [8.0, 16.0], traversal.SCHEDULES)
+    assert fig.axes[1].get_yscale() == "log"
+    assert len(fig.axes[1].get_legend().get_texts()) == len(traversal.SCHEDULES)
+    plt.close(fig)
+    result = type("R", (), {"lower_bound": 0.5, "estimate": 1.5})()
+    fig = plots.audit_bars({"GEO": (2.0, result)})
+    widths = [bar.get_width() for bar in fig.axes[0].patches]
+    assert widths == [0.75, 0.25]  # estimate and lower bound over the claim
+    plt.close(fig)
