@@ -9,16 +9,20 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from companion import plots  # noqa: E402
+from companion import metrics, plots  # noqa: E402
 from companion.studies import (  # noqa: E402
     composition,
     cormode,
-    simrand as simrand_studies,
+    followup,
+    gursoy,
     leakage,
+    liang_yi_tables,
+    simrand as simrand_studies,
+    synthesis,
     thesis_basic,
     thesis_variants,
 )
-from dpnn import accounting, adversary, data, traversal, trees  # noqa: E402
+from dpnn import accounting, adversary, baselines, data, traversal, trees  # noqa: E402
 
 
 def rng(seed):
@@ -317,3 +321,366 @@ def test_exact_privacy_check_draws_only_positive_deltas():
 
 def test_ratio_range():
     assert cormode.ratio_range(pd.Series([3.071, 1.5, 2.0])) == "1.50–3.07×"
+
+
+def _followup_setup(n_points=64, n_queries=40, seed=0):
+    """A 2-D uniform setup on the unit square, as notebook 13 builds them."""
+    from scipy.spatial import cKDTree
+
+    points = np.random.default_rng(seed).uniform(size=(n_points, 2))
+    queries = np.random.default_rng(seed + 1).uniform(size=(n_queries, 2))
+    index = cKDTree(points)
+    return {
+        "points": points,
+        "domain": np.array([[0.0, 1.0], [0.0, 1.0]]),
+        "tree": trees.build_tree(points),
+        "index": index,
+        "queries": queries,
+        "truth": index.query(queries, k=5)[1],
+        "delta": 1 / n_points,
+        "radius": 0.2,
+        "diameter": float(np.sqrt(2.0)),
+    }
+
+
+@pytest.fixture(scope="module")
+def followup_runs():
+    setups = {"uniform 2-D": _followup_setup()}
+    table, moved = followup.equal_privacy_comparison(
+        setups, ["basic"], [2.0, 200.0], rng(40), lsrr_levels=3
+    )
+    return setups, table, moved
+
+
+def test_equal_privacy_comparison_one_budget_per_setting(followup_runs):
+    setups, table, moved = followup_runs
+    assert len(table) == 2 * 4 and set(table.method) == {
+        "DP-TT-CMP",
+        "GEO",
+        "SM",
+        "L-SRR",
+    }
+    assert (table.groupby("step").eps_star.nunique() == 1).all()
+    # at step 200 every turn is correct: DP-TT-CMP's accuracy is the exact descent's
+    s = setups["uniform 2-D"]
+    descent = traversal.dptt(s["tree"], s["queries"], 200.0, "cmp", rng=rng(0))
+    expected = metrics.raw_accuracy(descent, s["truth"][:, 0]).mean()
+    exact = table[(table.step == 200.0) & (table.method == "DP-TT-CMP")]
+    assert exact.raw.iloc[0] == pytest.approx(expected)
+    assert moved[("uniform 2-D", "basic", 2.0)]["SM"].shape == (40, 2)
+
+
+def test_equal_mse_comparison_geo_matches_the_target_exactly(followup_runs):
+    setups, table, moved = followup_runs
+    mse, tails = followup.equal_mse_comparison(
+        setups,
+        table,
+        moved,
+        [2.0],
+        rng(41),
+        mse_queries=20,
+        lsrr_levels=3,
+        n_resamples=200,
+    )
+    row = mse.iloc[0]
+    target = row.dptt_rmse_m**2
+    eps_geo = row.GEO * row.eps_star / setups["uniform 2-D"]["diameter"]
+    assert np.isclose(baselines.geo_mse(eps_geo, 2), target, rtol=1e-6)
+    assert row["GEO low"] <= row.GEO <= row["GEO high"]
+    tail = tails[("uniform 2-D", 2.0)]
+    assert len(tail) == 40 and np.all(np.diff(tail) <= 0)
+
+
+def test_schedule_comparison_composes_each_family_to_the_total():
+    table = followup.schedule_comparison(_followup_setup(), [8.0, 64.0], 3.0, rng(42))
+    assert len(table) == 2 * len(traversal.SCHEDULES)
+    assert np.all(np.abs(table.composed - table.total) < 1e-2)
+    assert np.all(
+        np.abs(table.exact_leaf - table.all_turns_theory)
+        <= 4.5 * table.all_turns_sd + 1e-12
+    )
+
+
+def test_inference_errors_never_worse_than_the_prior(followup_runs):
+    setups, table, _ = followup_runs
+    errors = followup.inference_errors(
+        setups, ["uniform 2-D"], table, rng(43), cells=8, releases=20
+    )
+    assert len(errors) == 4 and errors.mechanism.nunique() == 2
+    assert np.all(errors.error <= errors.prior_only + 4.5 * errors.se)
+    assert errors.optimal_beats_guess.all()
+
+
+def test_empirical_audits_pass_and_the_cgp_loss_has_mean_rho():
+    audits = synthesis.empirical_audits(4000, 1e-3, rng(44))
+    assert list(audits)[:3] == ["GEO", "DP-TT-CMP", "DP-TT-DIS"]
+    assert len(audits) == 8
+    table = synthesis.audit_table(audits)
+    assert table["passes"].all() and list(table.index) == list(audits)
+    loss = synthesis.cgp_privacy_loss(20000, 0.5, rng(45))
+    assert abs(loss.mean() - 0.5) < 4.5 * loss.std() / np.sqrt(20000)
+
+
+def test_synthesis_table_reads_each_audit():
+    result = type("R", (), {"lower_bound": 0.8, "estimate": 0.95})()
+    audits = {"GEO": (1.0, result)}
+    assert synthesis.audit_verdict(audits, "GEO") == "0.80 <= 1 (estimate 0.95)"
+    assert synthesis.audit_verdict(audits, "SM") == "not audited here"
+    table = synthesis.synthesis_table(audits, "own")
+    assert len(table) == len(synthesis.SYNTHESIS) and table.shape[1] == 8
+    last = table.columns[-1]
+    assert table[last].iloc[0] == "0.80 <= 1 (estimate 0.95)"
+    assert table.set_index("method").loc["SM", last] == "not audited here"
+    assert "own" in set(table[last])
+
+
+def test_followup_texts_on_a_small_table():
+    table = pd.DataFrame(
+        {
+            "dataset": ["a", "a"],
+            "variant": ["basic", "basic"],
+            "step": [1.0, 1.0],
+            "method": ["DP-TT-CMP", "GEO"],
+            "eps_star": [3.14159, 3.14159],
+            "raw": [0.5, 0.25],
+            "raw_se": [0.01, 0.02],
+            "recall": [0.7, 0.6],
+        }
+    )
+    indexed = table.set_index(["dataset", "variant", "step", "method"])
+    assert followup.accuracy_text(indexed, "a", "basic", 1.0, "GEO") == "0.250 ± 0.020"
+    assert followup.epsilon_text(indexed, "a", "basic", 1.0) == "3.14"
+    assert followup.equal_privacy_lines(table, [1.0], ["DP-TT-CMP", "GEO"]) == [
+        "                 a basic eps*=  3.14: DP-TT-CMP 0.500±0.010 [0.70], "
+        "GEO 0.250±0.020 [0.60]"
+    ]
+    mse = pd.DataFrame(
+        {
+            "dataset": ["x", "x", "y"],
+            "eps_star": [1.0, 20.0, 3.0],
+            "SM": [0.1, 0.3, np.nan],
+        }
+    )
+    assert followup.ratio_range(mse, "SM") == "0.10 to 0.30"
+    assert followup.settings_where(mse, mse.SM.isna()) == "ε\\* = 3 (y)"
+    assert followup.settings_where(mse, mse.eps_star > 99) == "no setting"
+
+
+def test_schedule_and_inference_lines():
+    schedules = pd.DataFrame(
+        {
+            "total": 8.0,
+            "family": list(traversal.SCHEDULES),
+            "exact_leaf": 0.5,
+            "exact_leaf_se": 0.1,
+            "all_turns_theory": 0.45,
+            "distance": 0.01,
+            "distance_se": 0.001,
+        }
+    )
+    lines = followup.schedule_lines(schedules)
+    assert len(lines) == 2 and lines[0].startswith("schedules at eps*=8: exact leaf ")
+    assert "0.500±0.100 (theory 0.450)" in lines[0]
+    assert "0.0100±0.0010" in lines[1]
+    inference = pd.DataFrame(
+        {
+            "dataset": ["u", "u"],
+            "eps_star": [2.0, 2.0],
+            "mechanism": ["GEO", "DP-TT"],
+            "prior_only": [0.4, 0.4],
+            "error": [0.3, 0.2],
+            "se": [0.01, 0.02],
+            "guess": [0.35, 0.25],
+        }
+    )
+    assert followup.inference_lines(inference) == [
+        "                 u eps*=   2.00: prior only 0.4000, GEO 0.3000±0.0100 "
+        "[0.3500], DP-TT 0.2000±0.0200 [0.2500]"
+    ]
+
+
+def test_gursoy_findings_helpers_on_small_tables():
+    loaded = {
+        "a": (np.zeros((10, 2)), np.array([0, 0, 0, 1, 1, 1, 1, 2, 2, 2])),
+        "b": (np.zeros((4, 30)), np.array([0, 1, 1, 1])),
+    }
+    chance, majority = gursoy.label_rates(loaded)
+    assert chance == {"a": pytest.approx(1 / 3), "b": 0.5}
+    assert majority == {"a": 0.4, "b": 0.75}
+    assert gursoy.privbayes_options({"a": 2}, "a") == {"degree": 2}
+    assert gursoy.privbayes_options({"a": 2}, "b") is None
+    sizes = gursoy.grid_sizes(loaded)
+    assert set(sizes) == {"a", "b"} and sizes["b"] == 1  # 30 features: one cell
+    rn = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "a", "b"],
+            "n_test": [10, 10, 25, 10],
+            "method": ["proposed", "proposed", "proposed", "baseline"],
+            "mcs": [2.0, 4.0, 5.0, 9.0],
+        }
+    )
+    means = gursoy.proposed_means(rn, "mcs", 1)
+    assert means.loc["a", 10] == 3.0 and means.loc["a", 25] == 5.0
+    assert list(means.index) == ["a"]
+
+
+def test_gursoy_rn_findings_at_the_largest_batch():
+    rows = [
+        {
+            "dataset": "a",
+            "epsilon": 1.0,
+            "n_test": n,
+            "method": m,
+            "mean": v,
+            "ci95": 0.01,
+        }
+        for n, v0 in ((10, 0.1), (25, 0.5))
+        for m, v in zip(("non-private", "baseline", "proposed"), (v0, v0 / 2, v0 / 4))
+    ]
+    summary = pd.DataFrame(rows)
+    assert gursoy.summary_cell(summary, n_test=25, method="baseline") == (0.25, 0.01)
+    table = gursoy.rn_findings(summary, ["a"], [1.0], {})
+    assert table.to_dict("records") == [
+        {
+            "dataset": "a",
+            "epsilon": 1.0,
+            "|X|": 25,
+            "non-private": "0.500 ± 0.010",
+            "baseline": "0.250 ± 0.010",
+            "proposed": "0.125 ± 0.010",
+            "PrivBayes": "-",
+        }
+    ]
+    assert "Fig. 15" in gursoy.READINGS
+
+
+def test_paired_identity_ratios_pairs_gp_with_cgp_per_run():
+    identity = pd.DataFrame(
+        {
+            "n": [100, 100, 100, 100],
+            "trajectory": [0, 0, 1, 1],
+            "repetition": [0, 0, 0, 0],
+            "n_actual": [100, 100, 25, 25],
+            "method": ["GP Basic", "CGP Basic"] * 2,
+            "max error": [30.0, 3.0, 10.0, 5.0],
+        }
+    )
+    paired = liang_yi_tables.paired_identity_ratios(identity)
+    assert list(paired.ratio) == [10.0, 2.0]  # sorted by trajectory
+    assert list(paired["ratio / sqrt(n_actual)"]) == [1.0, 0.4]
+
+
+def test_pnn_median_intervals_one_row_per_k_and_method():
+    knn = pd.DataFrame(
+        {
+            "k": [1] * 6,
+            "method": ["GP PNN"] * 3 + ["CGP PNN"] * 3,
+            "error": [1.0, 2.0, 9.0, 4.0, 4.0, 4.0],
+        }
+    )
+    table = liang_yi_tables.pnn_median_intervals(knn, [1], rng(50), n_boot=200)
+    assert list(table.method) == ["GP PNN", "CGP PNN"]
+    assert list(table["median"]) == [2.0, 4.0]
+    assert table.low.iloc[1] == table.high.iloc[1] == 4.0
+    assert table.low.iloc[0] >= 1.0 and table.high.iloc[0] <= 9.0
+
+
+def test_authors_settings_rows_on_two_short_walks():
+    from dpnn import cgp
+
+    walks = [w[:300] for w in cgp.taxi_trajectories(2, rng(51))]
+    gamma = liang_yi_tables.gamma_settings(walks, 5e-4, [1], 200, 1, rng(52), n_boot=50)
+    assert [r["setting"] for r in gamma] == ["text: gamma0 = 0"] * 2 + [
+        "scripts: gamma0 = -6/epsilon"
+    ] * 2
+    assert {r["method"] for r in gamma} == {"GP PNN", "CGP PNN"}
+    hull = liang_yi_tables.hull_settings(walks, 5e-4, 200, 1, rng(53), n_boot=50)
+    assert len(hull) == 2 * len(liang_yi_tables.PCH_VARIANTS)
+    assert all(0 <= r["median"] <= 1 for r in hull)
+
+
+def test_liang_yi_error_panels_draw_one_axis_per_sweep():
+    table = pd.DataFrame(
+        {
+            "rho": [1e-4, 1e-3] * 2,
+            "n": [10, 20] * 2,
+            "k": [1, 4] * 2,
+            "method": ["GP Basic"] * 2 + ["CGP Basic"] * 2,
+            "max error": [4.0, 2.0, 3.0, 1.0],
+            "l2 error": [2.0, 1.0, 1.5, 0.5],
+            "error": [1.5, 1.2, 1.4, 1.1],
+        }
+    )
+    fig = plots.identity_error_panels(table, table, n_points=20, rho=1e-3)
+    assert len(fig.axes) == 4 and fig.axes[1].get_ylabel() == "l2 error (m)"
+    plt.close(fig)
+    fig = plots.knn_error_panels(table, table, table, rho=1e-3, k=4, n_points=20)
+    assert [ax.get_xlabel()[0] for ax in fig.axes] == ["ρ", "k", "n"]
+    plt.close(fig)
+
+
+def test_rho_text_and_rises_from():
+    assert liang_yi_tables.rho_text(5e-4) == "5·10⁻⁴"
+    assert liang_yi_tables.rho_text(5e-10) == "5·10⁻¹⁰"
+    rising = pd.Series([0.5, 0.4, 0.41, 0.6], index=[1e-6, 1e-5, 1e-4, 1e-3])
+    assert liang_yi_tables.rises_from(rising) == 1e-5
+    assert liang_yi_tables.rises_from(pd.Series([0.3, 0.4, 0.4005])) is None
+
+
+def test_hull_jaccard_panels_on_a_unit_scale():
+    table = pd.DataFrame(
+        {
+            "rho": [1e-4, 1e-3],
+            "n": [10, 20],
+            "method": ["GP PCH"] * 2,
+            "jaccard": [0.2, 0.7],
+        }
+    )
+    fig = plots.hull_jaccard_panels(table, table, n_points=20, rho=1e-3)
+    assert [ax.get_ylim() for ax in fig.axes] == [(-0.02, 1.02)] * 2
+    assert fig.axes[0].get_yscale() == "linear"
+    plt.close(fig)
+
+
+def test_followup_figures_one_panel_per_setting(followup_runs):
+    setups, table, moved = followup_runs
+    fig = plots.equal_privacy_panels(
+        table, ["basic"], list(setups), ["DP-TT-CMP", "GEO", "SM", "L-SRR"]
+    )
+    assert len(fig.axes) == 1 and fig.axes[0].get_title().startswith("uniform 2-D")
+    assert len(fig.axes[0].get_legend().get_texts()) == 4
+    plt.close(fig)
+    mse = pd.DataFrame(
+        {
+            "dataset": ["u", "u"],
+            "eps_star": [1.0, 4.0],
+            **{m: [0.5, 2.0] for m in ("GEO", "SM", "L-SRR")},
+            **{f"{m} low": [0.4, 1.5] for m in ("GEO", "SM", "L-SRR")},
+            **{f"{m} high": [0.6, np.inf] for m in ("GEO", "SM", "L-SRR")},
+        }
+    )
+    fig = plots.equal_mse_panels(mse, ["u"])
+    ax = fig.axes[0]
+    assert ax.get_title() == "u" and len(ax.collections) == 3  # one band per mechanism
+    plt.close(fig)
+
+
+def test_schedule_panels_and_audit_bars():
+    schedules = pd.DataFrame(
+        {
+            "family": [f for f in traversal.SCHEDULES for _ in range(2)],
+            "raw": 0.5,
+            "raw_se": 0.1,
+            "distance": 0.01,
+            "distance_se": 0.001,
+        }
+    )
+    fig = plots.schedule_panels(schedules, [8.0, 16.0], traversal.SCHEDULES)
+    assert fig.axes[1].get_yscale() == "log"
+    assert len(fig.axes[1].get_legend().get_texts()) == len(traversal.SCHEDULES)
+    plt.close(fig)
+    result = type("R", (), {"lower_bound": 0.5, "estimate": 1.5})()
+    fig = plots.audit_bars({"GEO": (2.0, result)})
+    widths = [bar.get_width() for bar in fig.axes[0].patches]
+    assert widths == [0.75, 0.25]  # estimate and lower bound over the claim
+    plt.close(fig)

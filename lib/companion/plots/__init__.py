@@ -17,6 +17,7 @@ The package is split by family; every helper is importable from ``companion.plot
 ``psd``             Cormode et al. (notebook 10)
 ``cgp``             Liang and Yi (notebook 11)
 ``simrand``         SimRand (notebook 12)
+``followup``        after the thesis: every mechanism side by side (notebook 13)
 ``adversary``       what the server learns (notebook 14)
 ==================  ==================================================================
 """
@@ -28,6 +29,7 @@ from . import (
     common,
     dptt,
     evaluation,
+    followup,
     primitives,
     psd,
     simrand,
@@ -38,7 +40,19 @@ from .adversary import (
     error_against_rmse,
     inference_error_panel,
 )
-from .cgp import hull_release_map, quantile_curves
+from .followup import (
+    audit_bars,
+    equal_mse_panels,
+    equal_privacy_panels,
+    schedule_panels,
+)
+from .cgp import (
+    hull_jaccard_panels,
+    hull_release_map,
+    identity_error_panels,
+    knn_error_panels,
+    quantile_curves,
+)
 from .classification import overlap_picture, summary_panels
 from .common import curves, figure_and_axes, theory_vs_simulation
 from .dptt import (
@@ -105,6 +119,13 @@ __all__ = [
     "error_bars_by_shape",
     "quantile_curves",
     "hull_release_map",
+    "identity_error_panels",
+    "knn_error_panels",
+    "equal_privacy_panels",
+    "equal_mse_panels",
+    "schedule_panels",
+    "audit_bars",
+    "hull_jaccard_panels",
     "pi_fraction",
     "recall_panel_data",
     "recall_panels",

@@ -7,7 +7,13 @@ import numpy as np
 
 from .common import figure_and_axes
 
-__all__ = ["quantile_curves", "hull_release_map"]
+__all__ = [
+    "quantile_curves",
+    "hull_release_map",
+    "identity_error_panels",
+    "knn_error_panels",
+    "hull_jaccard_panels",
+]
 
 
 def quantile_curves(
@@ -114,4 +120,71 @@ def hull_release_map(points, release, *, ax=None):
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
+    return fig
+
+
+def identity_error_panels(by_rho, by_n, *, n_points, rho):
+    """Fig. 2: the identity query's max and l2 errors (columns) against ρ at
+    ``n_points`` and against n at ``rho`` (rows), quantile bars per method."""
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for row, (table, x, label) in enumerate(
+        [
+            (by_rho, "rho", f"ρ (per m²), n = {n_points}"),
+            (by_n, "n", f"n, ρ = {rho:g}"),
+        ]
+    ):
+        for col, value in enumerate(["max error", "l2 error"]):
+            quantile_curves(
+                table,
+                x,
+                value,
+                xlabel=label,
+                ylabel=f"{value} (m)",
+                logx=True,
+                ax=axes[row, col],
+                band="bars",
+            )
+    return fig
+
+
+def knn_error_panels(by_rho, by_k, by_n, *, rho, k, n_points):
+    """Figs. 3-4: the normalized kNN error against ρ, k and n (the others fixed at
+    ``rho``, ``k`` and ``n_points``), quantile bars per method."""
+    fig, axes = plt.subplots(1, 3, figsize=(16, 4.5))
+    for ax, (table, x, label) in zip(
+        axes,
+        [
+            (by_rho, "rho", f"ρ (per m²), k = {k}, n = {n_points}"),
+            (by_k, "k", f"k, ρ = {rho:g}, n = {n_points}"),
+            (by_n, "n", f"n, ρ = {rho:g}, k = {k}"),
+        ],
+    ):
+        quantile_curves(
+            table,
+            x,
+            "error",
+            xlabel=label,
+            ylabel="normalized kNN error",
+            ax=ax,
+            band="bars",
+        )
+    return fig
+
+
+def hull_jaccard_panels(by_rho, by_n, *, n_points, rho):
+    """Fig. 5: the private hulls' Jaccard index against ρ at ``n_points`` and against
+    n at ``rho``, quantile bands per method on a linear axis from 0 to 1."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    for ax, (table, x, label) in zip(
+        axes,
+        [
+            (by_rho, "rho", f"ρ (per m²), n = {n_points}"),
+            (by_n, "n", f"n, ρ = {rho:g}"),
+        ],
+    ):
+        quantile_curves(
+            table, x, "jaccard", xlabel=label, ylabel="Jaccard index", logy=False, ax=ax
+        )
+    for ax in axes:
+        ax.set_ylim(-0.02, 1.02)
     return fig

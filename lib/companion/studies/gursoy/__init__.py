@@ -10,6 +10,15 @@ nothing in the package imports them.
 from __future__ import annotations
 
 from .against_diffprivlib import diffprivlib_models, other_classifiers_study
+from .findings import (
+    READINGS,
+    grid_sizes,
+    label_rates,
+    privbayes_options,
+    proposed_means,
+    rn_findings,
+    summary_cell,
+)
 from .folds import (
     cv_splits,
     over_folds,
@@ -32,4 +41,11 @@ __all__ = [
     "knn_study",
     "diffprivlib_models",
     "other_classifiers_study",
+    "READINGS",
+    "privbayes_options",
+    "label_rates",
+    "proposed_means",
+    "grid_sizes",
+    "summary_cell",
+    "rn_findings",
 ]
