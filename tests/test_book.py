@@ -165,6 +165,38 @@ def test_the_book_has_every_notebook_and_the_references(site):
     )
 
 
+def _plain(markup: str) -> str:
+    """Text of HTML without tags, MathJax delimiters, entities and runs of spaces."""
+    import html
+
+    text = html.unescape(re.sub(r"<[^>]+>", "", markup))
+    text = re.sub(r"\\[()\[\]]|\$", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+#: Chapters some of whose figures have no "Figure ..." caption paragraph yet: their alt
+#: text names the figure's number and chapter.
+UNCAPTIONED = {"09_dp_knn_classification"}
+
+
+def test_every_figures_alt_text_is_its_caption(site):
+    # Before: 05's explorer figure had the next paragraph ("A check of the formula
+    # ...") as its alt text, and captions were cut at 300 characters.
+    problems, figures = [], 0
+    for page in sorted((site / "notebooks").glob("*.html")):
+        markup = page.read_text()
+        paragraphs = [_plain(p) for p in re.findall(r"<p>(.*?)</p>", markup, re.S)]
+        for alt in re.findall(r'<img [^>]*alt="([^"]*)"', markup):
+            figures += 1
+            alt = _plain(alt)
+            if page.stem in UNCAPTIONED and re.match(r"Figure \d+ of ", alt):
+                continue
+            if not re.match(r"(Figures?|Explorer)\b", alt) or alt not in paragraphs:
+                problems.append(f"{page.stem}: {alt[:90]!r}")
+    assert not problems, problems
+    assert figures >= 60
+
+
 def test_no_page_loads_anything_from_the_network(site):
     for path in site.rglob("*.html"):
         for match in re.finditer(
