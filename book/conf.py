@@ -49,9 +49,9 @@ CAPTION = re.compile(r"(Figures?|Explorer)\b")
 
 
 def _caption(node) -> str:
-    """The figure's caption: the first paragraph starting "Figure" between this image (or
-    the row of images it is in) and the next one, else the nearest such (or "Explorer.") paragraph before it and after
-    the previous image; "" when there is none."""
+    """The figure's caption: the first paragraph starting "Figure" between this image
+    (or the row of images it is in) and the next one, else the nearest such (or
+    "Explorer.") paragraph before it and after the previous image; "" when none."""
     from docutils import nodes
 
     document = node

@@ -1,0 +1,167 @@
+"""One colour, marker and line style per method, for every figure of the companion.
+
+A reader who has learnt that GEO is the black dashed line with squares finds it so in
+every chapter. Colours are the Okabe-Ito palette (Okabe and Ito 2008), which readers
+with any of the common colour-vision deficiencies can tell apart; no two methods share
+both colour and marker, so a figure printed in grey still separates them by marker.
+
+DP-TT's variants each have a colour; its two utilities differ by marker and line (DIS
+solid with circles, CMP dash-dotted with triangles). Names are matched without regard
+to case, and a parenthesis after the name ("GEO (E rule)") is ignored.
+
+The text of a figure has to stay readable in the book, which shows each notebook's
+inline PNG (drawn at ``figure.dpi``, 100) scaled to the text column (about
+``BOOK_COLUMN_PX`` pixels at a 1366 x 768 screen): :func:`min_font_size` gives the
+point size that keeps legends and tick labels at ``MIN_TEXT_PX`` pixels or more.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "BOOK_COLUMN_PX",
+    "METHODS",
+    "MIN_TEXT_PX",
+    "OKABE_ITO",
+    "MethodStyle",
+    "method_style",
+    "min_font_size",
+]
+
+#: The Okabe-Ito palette: eight colours distinguishable with colour-vision deficiency.
+OKABE_ITO = {
+    "black": "#000000",
+    "orange": "#E69F00",
+    "sky blue": "#56B4E9",
+    "bluish green": "#009E73",
+    "yellow": "#F0E442",
+    "blue": "#0072B2",
+    "vermillion": "#D55E00",
+    "reddish purple": "#CC79A7",
+}
+_C = OKABE_ITO
+
+
+@dataclass(frozen=True)
+class MethodStyle:
+    """How one method is drawn: matplotlib's ``color``, ``marker`` and ``linestyle``."""
+
+    color: str
+    marker: str
+    linestyle: str
+
+    def kwargs(self) -> dict:
+        """Keyword arguments for ``ax.plot`` and ``ax.errorbar``."""
+        return {"color": self.color, "marker": self.marker, "ls": self.linestyle}
+
+
+def _dptt() -> dict[str, MethodStyle]:
+    colours = {
+        "basic": _C["blue"],
+        "P": _C["sky blue"],
+        "E": _C["bluish green"],
+        "GS": _C["orange"],
+        "N": _C["vermillion"],
+        "GS-N": _C["reddish purple"],
+    }
+    styles = {}
+    for variant, colour in colours.items():
+        styles[f"DP-TT-DIS {variant}"] = MethodStyle(colour, "o", "-")
+        styles[f"DP-TT-CMP {variant}"] = MethodStyle(colour, "^", "-.")
+    return styles
+
+
+#: Every method the companion draws, by its name in the legends.
+METHODS: dict[str, MethodStyle] = {
+    # geo-indistinguishability and the local mechanisms (notebooks 03, 05-08, 13, 14)
+    "GEO": MethodStyle(_C["black"], "s", "--"),
+    **_dptt(),
+    "SM": MethodStyle(_C["black"], "D", ":"),
+    "L-SRR": MethodStyle(_C["black"], "v", ":"),
+    # Gursoy et al. (notebook 09)
+    "private r-N": MethodStyle(_C["blue"], "P", "-"),
+    "private k-NN": MethodStyle(_C["vermillion"], "P", "-"),
+    "interactive conversion": MethodStyle(_C["bluish green"], "X", "-"),
+    "uniform grid conversion": MethodStyle(_C["orange"], "X", "-"),
+    "PrivBayes": MethodStyle(_C["reddish purple"], "h", "--"),
+    "logistic regression": MethodStyle(_C["sky blue"], "h", "--"),
+    "naive Bayes": MethodStyle(_C["bluish green"], "h", "--"),
+    "non-private k-NN": MethodStyle(_C["black"], "P", ":"),
+    # Cormode et al. (notebook 10)
+    "quad-baseline": MethodStyle(_C["blue"], "<", "-"),
+    "quad-geo": MethodStyle(_C["sky blue"], "<", "-"),
+    "quad-post": MethodStyle(_C["bluish green"], "<", "-"),
+    "quad-opt": MethodStyle(_C["orange"], "<", "-"),
+    "kd-standard": MethodStyle(_C["vermillion"], ">", "--"),
+    "kd-hybrid": MethodStyle(_C["reddish purple"], ">", "--"),
+    "kd-cell": MethodStyle(_C["sky blue"], ">", "--"),
+    "Hilbert R-tree": MethodStyle(_C["black"], ">", "--"),
+    # Liang and Yi (notebook 11)
+    "GP Basic": MethodStyle(_C["blue"], "*", "-"),
+    "CGP Basic": MethodStyle(_C["vermillion"], "*", "-"),
+    "PNN": MethodStyle(_C["bluish green"], "*", "-."),
+    "k-PNN": MethodStyle(_C["orange"], "*", "-."),
+    "SVT": MethodStyle(_C["sky blue"], "*", ":"),
+    "PCH": MethodStyle(_C["reddish purple"], "*", "-"),
+    # SimRand (notebook 12)
+    "SimRand": MethodStyle(_C["vermillion"], "p", "-"),
+    "Gaussian projection": MethodStyle(_C["black"], "p", "--"),
+}
+
+#: Other names the notebooks use for the same methods.
+_ALIASES = {
+    "dp-tt-dis": "DP-TT-DIS basic",
+    "dp-tt-cmp": "DP-TT-CMP basic",
+    "square mechanism": "SM",
+    "gaussian random projection": "Gaussian projection",
+    "random projection": "Gaussian projection",
+    "r-n": "private r-N",
+    "k-nn": "private k-NN",
+    "hilbert": "Hilbert R-tree",
+}
+
+
+def _key(name: str) -> str:
+    name = re.sub(r"\s*\(.*\)\s*$", "", str(name)).strip().lower()
+    # DP-TT variants with a parameter: "DP-TT-DIS E8", "DP-TT-CMP GS-N20", "P2"
+    match = re.fullmatch(r"(dp-tt-(?:dis|cmp)) (basic|p|e|gs|n|gs-n)\d*", name)
+    return f"{match.group(1)} {match.group(2)}" if match else name
+
+
+def method_style(name: str) -> MethodStyle:
+    """The style of method ``name`` ("GEO", "DP-TT-CMP E8", "SimRand", ...)."""
+    key = _key(name)
+    known = {method.lower(): method for method in METHODS} | _ALIASES
+    if key not in known:
+        raise KeyError(
+            f"name must be a method of companion.plots.methods.METHODS, got {name!r}; "
+            f"known: {', '.join(METHODS)}"
+        )
+    return METHODS[known[key]]
+
+
+#: The width of the book's text column at a 1366 x 768 screen, in CSS pixels (a
+#: chapter's figures measured 757 in chromium; 740 leaves room for nested outputs).
+BOOK_COLUMN_PX = 740
+#: The smallest legend and tick text the book may show, in CSS pixels.
+MIN_TEXT_PX = 9
+
+
+def min_font_size(
+    width_in: float, dpi: float = 100, column_px: float | None = None
+) -> float:
+    """The smallest font size in points that shows at ``MIN_TEXT_PX`` pixels or more
+    when a figure ``width_in`` inches wide, saved at ``dpi``, is scaled to the book's
+    column (``column_px``, default ``BOOK_COLUMN_PX``; a narrower PNG is not
+    enlarged)."""
+    if not width_in > 0:
+        raise ValueError(f"width_in must be > 0 inches, got {width_in!r}")
+    column_px = BOOK_COLUMN_PX if column_px is None else column_px
+    if not column_px > 0:
+        raise ValueError(f"column_px must be > 0 pixels, got {column_px!r}")
+    png_px = width_in * dpi
+    shown = min(1.0, column_px / png_px)  # the scale at which the book shows the PNG
+    # a point is dpi / 72 pixels of the PNG
+    return MIN_TEXT_PX / (shown * dpi / 72)

@@ -1,0 +1,115 @@
+"""One visual language: every method has one colour, marker and line style, defined
+once in companion.plots.methods and used by the figure functions."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.colors as mcolors
+import matplotlib.pyplot as plt
+import pandas as pd
+import pytest
+
+from companion import plots
+from companion.plots import methods
+
+
+def drawn_styles(names):
+    """Draw every method's line on one axes; read back (colour, marker, line style)."""
+    fig, ax = plt.subplots()
+    for name in names:
+        ax.plot([0, 1], [0, 1], label=name, **methods.method_style(name).kwargs())
+    found = {
+        line.get_label(): (
+            mcolors.to_hex(line.get_color()).lower(),
+            line.get_marker(),
+            line.get_linestyle(),
+        )
+        for line in ax.get_lines()
+    }
+    plt.close(fig)
+    return found
+
+
+def test_no_two_methods_share_colour_and_marker():
+    drawn = drawn_styles(methods.METHODS)
+    assert len(drawn) == len(methods.METHODS) >= 30
+    seen = {}
+    for name, (colour, marker, _) in drawn.items():
+        assert (colour, marker) not in seen, (
+            f"{name} is drawn like {seen[colour, marker]}"
+        )
+        seen[colour, marker] = name
+    palette = {c.lower() for c in methods.OKABE_ITO.values()}
+    assert {colour for colour, _, _ in drawn.values()} <= palette  # colour-blind safe
+
+
+def test_the_check_catches_two_methods_drawn_alike(monkeypatch):
+    twin = methods.METHODS["GEO"]
+    monkeypatch.setitem(methods.METHODS, "GEO twin", twin)
+    with pytest.raises(AssertionError, match="GEO twin is drawn like GEO"):
+        test_no_two_methods_share_colour_and_marker()
+
+
+def test_every_method_family_of_the_issue_is_registered():
+    for name in [
+        "GEO",
+        "DP-TT-DIS basic",
+        "DP-TT-CMP E8",
+        "DP-TT-DIS GS-N20",
+        "SM",
+        "L-SRR",
+        "private k-NN",
+        "PrivBayes",
+        "quad-opt",
+        "kd-hybrid",
+        "CGP Basic",
+        "PCH",
+        "SimRand",
+        "Gaussian projection",
+        "GEO (E rule)",
+    ]:
+        assert methods.method_style(name) in methods.METHODS.values()
+    assert methods.method_style("DP-TT-CMP E8") == methods.METHODS["DP-TT-CMP E"]
+    assert methods.method_style("dp-tt-dis") == methods.METHODS["DP-TT-DIS basic"]
+    with pytest.raises(KeyError, match="name must be a method .* got 'Laplace-X'"):
+        methods.method_style("Laplace-X")
+
+
+def test_dis_and_geo_differ_in_the_thesis_panels():
+    # Before: in 07 DP-TT-DIS and GEO were the same blue, both solid with error bars.
+    table = pd.DataFrame(
+        {
+            "variant": ["basic"] * 2,
+            "sensitivity": [1.0, 10.0],
+            **{k: [0.5, 0.6] for k in ["raw", "raw_se", "top5", "top5_se"]},
+            **{f"geo_{k}": [0.4, 0.5] for k in ["raw", "raw_se", "top5", "top5_se"]},
+        }
+    )
+    fig = plots.variant_panels(
+        table, "sensitivity", ["basic"], xlabel="Δ", label="DP-TT-DIS"
+    )
+    lines = {c.get_label(): c.lines[0] for c in fig.axes[0].containers}
+    dis = next(v for k, v in lines.items() if k.startswith("DP-TT-DIS"))
+    geo = next(v for k, v in lines.items() if k.startswith("GEO"))
+    assert mcolors.to_hex(dis.get_color()) != mcolors.to_hex(geo.get_color())
+    assert (dis.get_linestyle(), geo.get_linestyle()) == ("-", "--")
+    legend = fig.axes[0].get_legend()
+    from matplotlib.lines import Line2D
+
+    styles = {line.get_linestyle() for line in legend.findobj(Line2D)}
+    assert {"-", "--"} <= styles  # the legend shows the two line styles
+    size = legend.get_texts()[0].get_fontsize()
+    assert size >= methods.min_font_size(fig.get_figwidth())
+    plt.close(fig)
+
+
+def test_min_font_size_keeps_text_at_9_px_in_the_book():
+    # a 12-inch figure at 100 dpi is 1200 px, shown at 740 px: 10.5 pt are 9 px
+    assert methods.min_font_size(12) == pytest.approx(9 * 1200 / 740 * 72 / 100)
+    assert methods.min_font_size(12) == pytest.approx(10.51, abs=0.01)
+    # a PNG narrower than the column is shown at its own size
+    assert methods.min_font_size(4, column_px=740) == pytest.approx(9 * 72 / 100)
+    with pytest.raises(ValueError, match="width_in must be > 0 inches, got 0"):
+        methods.min_font_size(0)
