@@ -113,3 +113,26 @@ def test_min_font_size_keeps_text_at_9_px_in_the_book():
     assert methods.min_font_size(4, column_px=740) == pytest.approx(9 * 72 / 100)
     with pytest.raises(ValueError, match="width_in must be > 0 inches, got 0"):
         methods.min_font_size(0)
+
+
+def test_the_adversary_panels_draw_each_mechanism_in_its_style():
+    names = ["GEO", "SM", "L-SRR", "DP-TT-CMP basic", "DP-TT-CMP E3", "DP-TT-DIS basic"]
+    errors = {name: [0.3 - 0.01 * i, 0.2, 0.1] for i, name in enumerate(names)}
+    for fig in (
+        plots.inference_error_panel([2.0, 8.0, 32.0], errors, 0.27),
+        plots.error_against_rmse(errors, errors, 0.27),
+    ):
+        ax = fig.axes[0]
+        drawn = {
+            line.get_label(): line
+            for line in ax.get_lines()
+            if not line.get_label().startswith("_")
+        } | {c.get_label(): c.lines[0] for c in ax.containers}
+        for name in names:
+            expected = methods.method_style(name)
+            line = drawn[name]
+            assert mcolors.to_hex(line.get_color()) == expected.color.lower(), name
+            assert line.get_marker() == expected.marker, name
+        size = ax.get_legend().get_texts()[0].get_fontsize()
+        assert size >= methods.min_font_size(fig.get_figwidth())
+        plt.close(fig)

@@ -28,6 +28,7 @@ __all__ = [
     "MethodStyle",
     "method_style",
     "min_font_size",
+    "series_styles",
 ]
 
 #: The Okabe-Ito palette: eight colours distinguishable with colour-vision deficiency.
@@ -140,6 +141,20 @@ def method_style(name: str) -> MethodStyle:
             f"known: {', '.join(METHODS)}"
         )
     return METHODS[known[key]]
+
+
+def series_styles(names) -> dict[str, MethodStyle]:
+    """A style for each of ``names``: a method's own (:func:`method_style`), and for a
+    series that is not a method the DP-TT-DIS variants' styles in turn."""
+    spare = [s for n, s in METHODS.items() if n.startswith("DP-TT-DIS")]
+    styles, other = {}, 0
+    for name in names:
+        try:
+            styles[name] = method_style(name)
+        except KeyError:
+            styles[name] = spare[other % len(spare)]
+            other += 1
+    return styles
 
 
 #: The width of the book's text column at a 1366 x 768 screen, in CSS pixels (a
