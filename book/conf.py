@@ -9,6 +9,7 @@ notebooks next to these files in ``build/book-src`` and builds into ``build/book
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 project = "dpnn: Differential Privacy for Nearest Neighbor Queries, executable companion"
 author = "The dpnn companion authors"
@@ -41,6 +42,9 @@ html_static_path = ["_static"]
 html_js_files = ["search-from-disk.js", "dpnn-tables.js"]
 html_css_files = ["dpnn.css"]
 html_favicon = "_static/favicon.svg"  # else a served book asks for /favicon.ico (a 404)
+# Search: headings holding the whole query first; snippets of the chapter's text only,
+# formulas without their TeX delimiters (Sphinx reads the file from the working folder).
+html_search_scorer = str(Path(__file__).with_name("search-scorer.js"))
 
 
 #: How a caption starts: the notebooks write "*Figure (source).* ..." after a figure and

@@ -18,6 +18,9 @@ guide, the notation page, the notebooks in detail, running, performance, the clu
 the design notes) is copied in as a page of the book. Each chapter's download button
 gives its notebook as stored in ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve``
 (``make book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
+Search lists first the sections whose heading holds the whole query; its snippets are
+the chapter's text (not the theme's buttons or contents) with formulas as plain TeX
+(``book/search-scorer.js``).
 """
 
 from __future__ import annotations
