@@ -65,7 +65,7 @@ def test_every_method_family_of_the_issue_is_registered():
         "quad-opt",
         "kd-hybrid",
         "CGP Basic",
-        "PCH",
+        "CGP PCH",
         "SimRand",
         "Gaussian projection",
         "GEO (E rule)",
@@ -136,3 +136,160 @@ def test_the_adversary_panels_draw_each_mechanism_in_its_style():
         size = ax.get_legend().get_texts()[0].get_fontsize()
         assert size >= methods.min_font_size(fig.get_figwidth())
         plt.close(fig)
+
+
+def _styles_drawn(fig):
+    """(colour, marker) of each labelled line and error-bar series of ``fig``."""
+    drawn = {}
+    for ax in fig.axes:
+        for line in ax.get_lines():
+            if not line.get_label().startswith("_"):
+                drawn[line.get_label()] = line
+        for container in ax.containers:
+            if container.get_label() and container.lines[0] is not None:
+                drawn[container.get_label()] = container.lines[0]
+    return {
+        label: (mcolors.to_hex(line.get_color()).lower(), line.get_marker())
+        for label, line in drawn.items()
+    }
+
+
+def _assert_registered(fig, names):
+    drawn = _styles_drawn(fig)
+    for name in names:
+        expected = methods.method_style(name)
+        assert drawn[name] == (expected.color.lower(), expected.marker), name
+    plt.close(fig)
+
+
+def test_curves_and_theory_draw_methods_in_their_styles_and_others_in_the_cycle():
+    # Before: 13's equal-MSE panel drew GEO, SM and L-SRR in the colour cycle.
+    fig = plots.curves(
+        [1, 2], {m: [1, 2] for m in ("GEO", "SM", "L-SRR")}, xlabel="", ylabel=""
+    )
+    _assert_registered(fig, ["GEO", "SM", "L-SRR"])
+    fig = plots.curves([1, 2], {"uniform budget": [1, 2]}, xlabel="", ylabel="")
+    first = mcolors.to_hex(plt.rcParams["axes.prop_cycle"].by_key()["color"][0])
+    assert _styles_drawn(fig)["uniform budget"] == (first.lower(), "o")
+    plt.close(fig)
+    fig = plots.theory_vs_simulation(
+        [1, 2],
+        {"GEO": [1, 2], "SM": [2, 3]},
+        {"GEO": [1, 2], "SM": [2, 3]},
+        xlabel="",
+        ylabel="",
+    )
+    drawn = _styles_drawn(fig)
+    for name in ("GEO", "SM"):
+        style = methods.method_style(name)
+        assert drawn[f"{name} (simulated)"] == (style.color.lower(), style.marker)
+        assert drawn[f"{name} (analytic)"][0] == style.color.lower()
+    plt.close(fig)
+
+
+def test_the_classifiers_of_09_are_drawn_in_their_styles():
+    # the "method" values of 09's r-N, conversion, k-NN and Fig. 15 tables
+    figures = {
+        ("non-private", "baseline", "proposed", "PrivBayes"),
+        ("interactive", "non-interactive"),
+        ("non-private", "baseline", "private-INT", "private-NONINT", "PrivBayes"),
+        ("DP logistic regression", "DP Gaussian naive Bayes", "private k-NN (ours)"),
+    }
+    for names in figures:
+        summary = pd.DataFrame(
+            [
+                {"dataset": d, "x": x, "method": m, "mean": 0.5, "ci95": 0.1}
+                for d in ("a", "b")
+                for x in (1, 2)
+                for m in names
+            ]
+        )
+        fig = plots.summary_panels(
+            summary, x="x", panel="dataset", series="method", xlabel="", ylabel=""
+        )
+        _assert_registered(fig, names)
+    styles = [methods.method_style(n) for n in ("proposed", "private-INT", "baseline")]
+    assert len(set(styles)) == 3
+
+
+def test_the_decompositions_of_10_are_drawn_in_their_styles():
+    names = [
+        "kd-standard",
+        "kd-hybrid",
+        "kd-cell",
+        "kd-noisymean",
+        "kd-true",
+        "kd-pure",
+        "hilbert-r",
+        "quad-baseline",
+        "quad-geo",
+        "quad-post",
+        "quad-opt",
+    ]
+    table = pd.DataFrame(
+        [
+            {"shape": s, "epsilon": e, "variant": v, "error": 0.1 + i}
+            for s in ("1x1", "5x5")
+            for e in (0.1, 1.0)
+            for i, v in enumerate(names)
+        ]
+    )
+    fig = plots.error_bars_by_shape(table, style="points")
+    _assert_registered(fig, names)
+    fig = plots.error_bars_by_shape(table, style="bars")
+    colours = {
+        c.get_label(): mcolors.to_hex(c.patches[0].get_facecolor()).lower()
+        for c in fig.axes[0].containers
+    }
+    for name in names:
+        assert colours[name] == methods.method_style(name).color.lower(), name
+    plt.close(fig)
+    medians = {m: [1, 2] for m in ("EM", "EM_s", "SS", "SS_s", "NM", "cell")}
+    _assert_registered(plots.curves([0, 1], medians, xlabel="", ylabel=""), medians)
+
+
+def test_the_cgp_mechanisms_of_11_are_drawn_in_their_styles():
+    names = ["GP Basic", "CGP Basic", "GP PNN", "CGP PNN", "GP PCH", "CGP PCH"]
+    table = pd.DataFrame(
+        [{"method": m, "rho": r, "error": 1.0 + r} for m in names for r in (1, 2)]
+    )
+    for band in ("bars", "fill"):
+        fig = plots.quantile_curves(
+            table, "rho", "error", xlabel="", ylabel="", band=band
+        )
+        _assert_registered(fig, names)
+
+
+def test_simrand_and_its_baseline_are_drawn_in_their_styles():
+    panels = {"α = π/8": {"SimRand": [0.2, 0.4], "Gaussian RP": [0.1, 0.3]}}
+    references = {
+        "α = π/8": {
+            "SimHash, no noise": 0.6,
+            "JL projection, no noise": 0.7,
+            "chance": 0.01,
+        }
+    }
+    fig = plots.recall_panels([1, 2], panels, references=references, xlabel="ε")
+    drawn = _styles_drawn(fig)
+    for name in ("SimRand", "Gaussian RP"):
+        style = methods.method_style(name)
+        assert drawn[name] == (style.color.lower(), style.marker), name
+    simrand, baseline = (
+        methods.method_style(n).color.lower()
+        for n in ("SimRand", "Gaussian projection")
+    )
+    assert drawn["SimHash, no noise"][0] == simrand
+    assert drawn["JL projection, no noise"][0] == baseline
+    assert drawn["chance"][0] not in {simrand, baseline}
+    plt.close(fig)
+
+
+def test_actual_against_accounted_legend_is_readable_in_the_book():
+    # Before: "x-small" (8 pt at 100 dpi), under 9 px once the figure is scaled down.
+    fig, axes = plt.subplots(1, 2, figsize=(9.4, 3.6))
+    plots.actual_against_accounted(
+        [0.1, 1.0], {"random pairs, median": [1.0, 2.0]}, {"PLD": 3.0}, ax=axes[0]
+    )
+    size = axes[0].get_legend().get_texts()[0].get_fontsize()
+    assert size >= methods.min_font_size(9.4)
+    plt.close(fig)

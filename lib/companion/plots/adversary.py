@@ -88,7 +88,7 @@ def actual_against_accounted(
         yscale="log",
     )
     if legend is not None:
-        ax.legend(fontsize="x-small", loc=legend)
+        ax.legend(fontsize=min_font_size(ax.figure.get_figwidth()), loc=legend)
     return fig
 
 

@@ -26,9 +26,11 @@ __all__ = [
     "MIN_TEXT_PX",
     "OKABE_ITO",
     "MethodStyle",
+    "is_method",
     "method_style",
     "min_font_size",
     "series_styles",
+    "styles_if_methods",
 ]
 
 #: The Okabe-Ito palette: eight colours distinguishable with colour-vision deficiency.
@@ -81,16 +83,18 @@ METHODS: dict[str, MethodStyle] = {
     **_dptt(),
     "SM": MethodStyle(_C["black"], "D", ":"),
     "L-SRR": MethodStyle(_C["black"], "v", ":"),
-    # Gursoy et al. (notebook 09)
+    # Gursoy et al. (notebook 09), by the names of its tables' "method" column
     "private r-N": MethodStyle(_C["blue"], "P", "-"),
     "private k-NN": MethodStyle(_C["vermillion"], "P", "-"),
+    "private-INT": MethodStyle(_C["vermillion"], "X", "--"),
+    "baseline": MethodStyle(_C["orange"], "P", "--"),
     "interactive conversion": MethodStyle(_C["bluish green"], "X", "-"),
     "uniform grid conversion": MethodStyle(_C["orange"], "X", "-"),
     "PrivBayes": MethodStyle(_C["reddish purple"], "h", "--"),
     "logistic regression": MethodStyle(_C["sky blue"], "h", "--"),
     "naive Bayes": MethodStyle(_C["bluish green"], "h", "--"),
-    "non-private k-NN": MethodStyle(_C["black"], "P", ":"),
-    # Cormode et al. (notebook 10)
+    "non-private": MethodStyle(_C["black"], "P", ":"),
+    # Cormode et al. (notebook 10): the decompositions, then the private medians
     "quad-baseline": MethodStyle(_C["blue"], "<", "-"),
     "quad-geo": MethodStyle(_C["sky blue"], "<", "-"),
     "quad-post": MethodStyle(_C["bluish green"], "<", "-"),
@@ -98,14 +102,23 @@ METHODS: dict[str, MethodStyle] = {
     "kd-standard": MethodStyle(_C["vermillion"], ">", "--"),
     "kd-hybrid": MethodStyle(_C["reddish purple"], ">", "--"),
     "kd-cell": MethodStyle(_C["sky blue"], ">", "--"),
+    "kd-noisymean": MethodStyle(_C["blue"], ">", "--"),
+    "kd-true": MethodStyle(_C["bluish green"], ">", "--"),
+    "kd-pure": MethodStyle(_C["orange"], ">", "--"),
     "Hilbert R-tree": MethodStyle(_C["black"], ">", "--"),
-    # Liang and Yi (notebook 11)
+    "EM": MethodStyle(_C["blue"], "d", "-"),
+    "EM_s": MethodStyle(_C["sky blue"], "d", "--"),
+    "SS": MethodStyle(_C["vermillion"], "d", "-"),
+    "SS_s": MethodStyle(_C["orange"], "d", "--"),
+    "NM": MethodStyle(_C["bluish green"], "d", "-"),
+    "cell": MethodStyle(_C["black"], "d", "-"),
+    # Liang and Yi (notebook 11): GP blue, CGP vermillion; a marker per algorithm
     "GP Basic": MethodStyle(_C["blue"], "*", "-"),
     "CGP Basic": MethodStyle(_C["vermillion"], "*", "-"),
-    "PNN": MethodStyle(_C["bluish green"], "*", "-."),
-    "k-PNN": MethodStyle(_C["orange"], "*", "-."),
-    "SVT": MethodStyle(_C["sky blue"], "*", ":"),
-    "PCH": MethodStyle(_C["reddish purple"], "*", "-"),
+    "GP PNN": MethodStyle(_C["blue"], "8", "-."),
+    "CGP PNN": MethodStyle(_C["vermillion"], "8", "-."),
+    "GP PCH": MethodStyle(_C["blue"], "H", "--"),
+    "CGP PCH": MethodStyle(_C["vermillion"], "H", "--"),
     # SimRand (notebook 12)
     "SimRand": MethodStyle(_C["vermillion"], "p", "-"),
     "Gaussian projection": MethodStyle(_C["black"], "p", "--"),
@@ -118,9 +131,19 @@ _ALIASES = {
     "square mechanism": "SM",
     "gaussian random projection": "Gaussian projection",
     "random projection": "Gaussian projection",
+    "gaussian rp": "Gaussian projection",
     "r-n": "private r-N",
+    "proposed": "private r-N",
     "k-nn": "private k-NN",
+    "private-nonint": "private k-NN",
+    "non-private k-nn": "non-private",
+    "non-private r-n": "non-private",
+    "interactive": "interactive conversion",
+    "non-interactive": "uniform grid conversion",
+    "dp logistic regression": "logistic regression",
+    "dp gaussian naive bayes": "naive Bayes",
     "hilbert": "Hilbert R-tree",
+    "hilbert-r": "Hilbert R-tree",
 }
 
 
@@ -141,6 +164,24 @@ def method_style(name: str) -> MethodStyle:
             f"known: {', '.join(METHODS)}"
         )
     return METHODS[known[key]]
+
+
+def is_method(name: str) -> bool:
+    """Whether ``name`` is a registered method (or one of its other names)."""
+    try:
+        method_style(name)
+    except KeyError:
+        return False
+    return True
+
+
+def styles_if_methods(names) -> dict[str, MethodStyle] | None:
+    """The registered style of each of ``names`` when every one is a method, else None
+    (a figure of other series, bounds or query shapes, keeps the colour cycle)."""
+    names = list(names)
+    if not names or not all(is_method(name) for name in names):
+        return None
+    return {name: method_style(name) for name in names}
 
 
 def series_styles(names) -> dict[str, MethodStyle]:

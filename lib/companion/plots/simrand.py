@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-
 import numpy as np
 
+from .methods import method_style, styles_if_methods
+
 __all__ = ["pi_fraction", "recall_panel_data", "recall_panels", "exact_privacy_check"]
+
+#: Each no-noise reference drawn in the colour of the private method it is the ceiling
+#: of.
+CEILING_OF = {
+    "SimHash, no noise": "SimRand",
+    "JL projection, no noise": "Gaussian projection",
+}
 
 
 def pi_fraction(fraction) -> str:
@@ -75,8 +83,10 @@ def recall_panels(
 
     ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
     half-widths. ``references`` (optional) maps a panel title to {label: y}, drawn as
-    dashed horizontal lines (e.g. a non-private ceiling, chance). Returns the Figure;
-    the legend is drawn once, on the first panel.
+    dashed horizontal lines (e.g. a non-private ceiling, chance). Methods of
+    :mod:`companion.plots.methods` (SimRand, its Gaussian-projection baseline) take
+    their registered styles, each no-noise ceiling its method's colour and any other
+    reference grey. Returns the Figure; the legend is drawn once, on the first panel.
     """
     n = len(panels)
     ncols = min(ncols, n)
@@ -90,13 +100,20 @@ def recall_panels(
         squeeze=False,
     )
     for ax, (title, series) in zip(axes.ravel(), panels.items()):
+        styles = styles_if_methods(series)
         for label, y in series.items():
             err = None if errors is None else errors[title].get(label)
-            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+            style = styles[label].kwargs() if styles else {"marker": "o"}
+            ax.errorbar(x, y, yerr=err, ms=3, capsize=2, label=label, **style)
         for r, (label, y) in enumerate(((references or {}).get(title) or {}).items()):
+            colour = f"C{len(series) + r}"
+            if styles and label in CEILING_OF:
+                colour = method_style(CEILING_OF[label]).color
+            elif styles:
+                colour = "0.5"
             ax.axhline(
                 y,
-                color=f"C{len(series) + r}",
+                color=colour,
                 ls=(0, (4, 2)) if r % 2 == 0 else ":",
                 lw=1.2,
                 label=label,
