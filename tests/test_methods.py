@@ -293,3 +293,56 @@ def test_actual_against_accounted_legend_is_readable_in_the_book():
     size = axes[0].get_legend().get_texts()[0].get_fontsize()
     assert size >= methods.min_font_size(9.4)
     plt.close(fig)
+
+
+def test_the_accuracy_panels_of_05_draw_dis_geo_and_cmp_in_their_styles():
+    # Before: 05's panels (moved to the companion by main) drew DIS and GEO in the
+    # colour cycle, both solid with circles.
+    rows = [
+        {"d": d, "method": m, "raw": 0.5, "raw s.e.": 0.1, "top-5": 0.7}
+        | {"top-5 s.e.": 0.1}
+        for d in (1, 2)
+        for m in ("DP-TT-DIS", "GEO")
+        for _ in range(2)
+    ]
+    fig = plots.dis_against_geo_panels(
+        pd.DataFrame(rows), [1.0, 10.0], n_points=100, epsilon=1.0
+    )
+    _assert_registered(fig, ["DP-TT-DIS", "GEO"])
+    table = pd.DataFrame(
+        [
+            {"d": d, "raw": 0.5, "raw s.e.": 0.1, "top-5": 0.7, "top-5 s.e.": 0.1}
+            for d in (1, 2)
+            for _ in range(2)
+        ]
+    )
+    fig = plots.cmp_accuracy_panels(table, [0.5, 1.0], n_points=100)
+    cmp = methods.method_style("DP-TT-CMP")
+    drawn = _styles_drawn(fig)
+    assert drawn["1-D"] == drawn["2-D"] == (cmp.color.lower(), cmp.marker)
+    legend = fig.axes[0].get_legend()
+    assert legend.get_texts()[0].get_fontsize() >= methods.min_font_size(11)
+    plt.close(fig)
+
+
+def test_the_exact_privacy_check_of_12_draws_simrand_in_its_style():
+    import numpy as np
+
+    fig = plots.exact_privacy_check(
+        np.array([1.0, 2.0]),
+        np.array([0.5, 1.0]),
+        epsilon=1.0,
+        k_flip=4,
+        k=8,
+        eps_prime=np.array([0.0, 0.5, 1.0]),
+        delta_curve=np.array([0.1, 0.01, 0.0]),
+        delta=1e-6,
+    )
+    simrand = methods.method_style("SimRand").color.lower()
+    dots = fig.axes[0].collections[0]
+    assert mcolors.to_hex(dots.get_facecolor()[0]).lower() == simrand
+    drawn = _styles_drawn(fig)
+    assert drawn["exact δ(ε') at angle α (0 beyond)"][0] == simrand
+    # the references are not in SimRand's colour
+    assert drawn["ε"][0] != simrand and drawn["target δ"][0] != simrand
+    plt.close(fig)

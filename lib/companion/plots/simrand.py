@@ -5,9 +5,15 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import numpy as np
 
-from .methods import method_style, styles_if_methods
+from .methods import method_style, min_font_size, styles_if_methods
 
-__all__ = ["pi_fraction", "recall_panel_data", "recall_panels", "exact_privacy_check"]
+__all__ = [
+    "CEILING_OF",
+    "pi_fraction",
+    "recall_panel_data",
+    "recall_panels",
+    "exact_privacy_check",
+]
 
 #: Each no-noise reference drawn in the colour of the private method it is the ceiling
 #: of.
@@ -140,29 +146,42 @@ def exact_privacy_check(
     with the line ε H / K; right: the exact δ(ε') on a log axis, where positive."""
     h_values = np.arange(k + 1)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    simrand = method_style("SimRand")
+    text_size = min_font_size(fig.get_figwidth())
     axes[0].scatter(
-        jittered_h, worst, s=6, alpha=0.4, label="exact, one projection each"
+        jittered_h,
+        worst,
+        s=6,
+        alpha=0.4,
+        color=simrand.color,
+        marker=simrand.marker,
+        label="exact, one projection each",
     )
     axes[0].plot(
         h_values, epsilon * h_values / k_flip, color="k", lw=1, label="ε H / K"
     )
-    axes[0].axhline(epsilon, color="C3", ls="--", label="ε")
+    # references in black and grey, apart from SimRand's own colour
+    axes[0].axhline(epsilon, color="k", ls="--", label="ε")
     axes[0].axvline(k_flip + 0.5, color="0.5", ls=":", label="H = K")
     axes[0].set(
         xlabel="bits H in which the neighbours' hashes differ",
         ylabel="largest |log-ratio| over 2^k outputs",
     )
-    axes[0].legend(fontsize="x-small")
+    axes[0].legend(fontsize=text_size)
     # δ(ε') is exactly 0 beyond the largest log-ratio: not drawn on a log axis
     positive = np.asarray(delta_curve) > 0
     axes[1].semilogy(
         eps_prime[positive],
         np.asarray(delta_curve)[positive],
+        color=simrand.color,
+        ls=simrand.linestyle,
         marker=".",
         label="exact δ(ε') at angle α (0 beyond)",
     )
-    axes[1].axhline(delta, color="C3", ls="--", label="target δ")
+    axes[1].axhline(delta, color="k", ls="--", label="target δ")
     axes[1].axvline(epsilon, color="0.5", ls=":", label="ε")
     axes[1].set(xlabel="ε'", ylabel="δ(ε')", ylim=(1e-14, 1.5))
-    axes[1].legend(fontsize="x-small")
+    axes[1].legend(fontsize=text_size)
+    for ax in axes:
+        ax.tick_params(labelsize=text_size)
     return fig
