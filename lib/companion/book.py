@@ -16,8 +16,9 @@ collapsed too (:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_O
 code and the assertions are behind a toggle. Every page of ``docs/`` (the seminar
 guide, the notation page, the notebooks in detail, running, performance, the cluster,
 the design notes) is copied in as a page of the book. Each chapter's download button
-gives its notebook as stored in ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve``
-(``make book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
+gives its notebook as stored in ``notebooks/``. Opened from disk, search lists the
+matching pages; ``--serve`` (``make book-serve``) serves the book on 127.0.0.1, where
+search also shows snippets.
 Search lists first the sections whose heading holds the whole query; its snippets are
 the chapter's text (not the theme's buttons or contents) with formulas as plain TeX
 (``book/search-scorer.js``).
