@@ -1,5 +1,8 @@
-# The companion's commands. Each creates .venv (Python 3.11) and installs the
-# pinned environment first if needed.
+# The companion's commands. Each creates .venv (Python 3.11 to 3.13) and installs the
+# pinned environment first if needed (scripts/venv.sh: the Python is checked first, and
+# a venv on another Python than PYTHON=... or with an unfinished install is recreated).
+#   make install                               the environment only (.venv and the kernel)
+#   make doctor                                report Python, venv, kernel, chromium, disk
 #   make figures [PROFILE=default|ci|thesis] [ARGS=...]  every notebook, write figures/
 #   make test                                  unit, statistical, notebook and book (browser) tests
 #   make unit                                  the tests without nbval and the browser
@@ -13,21 +16,30 @@
 #   make bench | make notebooks | make clean
 
 PROFILE ?= default
-# python3.11 when it runs (a pyenv shim may exist without its version), else python3.
-PYTHON ?= $(shell for p in python3.11 python3; do $$p -c '' >/dev/null 2>&1 && { command -v $$p; break; }; done)
+# The first of these that runs (a pyenv shim may exist without its version).
+PYTHON ?= $(shell for p in python3.11 python3.12 python3.13 python3; do $$p -c '' >/dev/null 2>&1 && { command -v $$p; break; }; done)
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# PYTHON given on the command line or in the environment: the venv must be on it.
+PYTHON_EXPLICIT := $(if $(filter command line environment,$(origin PYTHON)),1,0)
+VENV_SCRIPT = PYTHON="$(PYTHON)" PYTHON_EXPLICIT=$(PYTHON_EXPLICIT) VENV="$(VENV)" sh scripts/venv.sh
 
-.PHONY: format book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student
+.PHONY: format book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student doctor force
 
 install: $(STAMP)
 
+# With PYTHON=... the check runs every time (a venv on another Python is recreated).
+ifeq ($(PYTHON_EXPLICIT),1)
+$(STAMP): force
+endif
 $(STAMP): pyproject.toml constraints.txt
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev]"
-	$(PY) -c "from companion.run import ensure_kernel; ensure_kernel()"
-	@touch $(STAMP)
+	@$(VENV_SCRIPT) install
+
+doctor:
+	@$(VENV_SCRIPT) doctor
+
+force:
 
 figures: $(STAMP)
 	$(PY) -m companion.run --profile $(PROFILE) $(ARGS)

@@ -9,6 +9,7 @@ notebooks next to these files in ``build/book-src`` and builds into ``build/book
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 project = "dpnn: Differential Privacy for Nearest Neighbor Queries, executable companion"
 author = "The dpnn companion authors"
@@ -41,42 +42,61 @@ html_static_path = ["_static"]
 html_js_files = ["search-from-disk.js", "dpnn-tables.js"]
 html_css_files = ["dpnn.css"]
 html_favicon = "_static/favicon.svg"  # else a served book asks for /favicon.ico (a 404)
+# Search: headings holding the whole query first; snippets of the chapter's text only,
+# formulas without their TeX delimiters (Sphinx reads the file from the working folder).
+html_search_scorer = str(Path(__file__).with_name("search-scorer.js"))
+
+
+#: How a caption starts: the notebooks write "*Figure (source).* ..." after a figure and
+#: "**Explorer.** ..." before an explorer's starting state.
+CAPTION = re.compile(r"(Figures?|Explorer)\b")
 
 
 def _caption(node) -> str:
-    """The text of the paragraph that follows (or else precedes) the figure output, as alt text."""
+    """The figure's caption: the first paragraph starting "Figure" between this image
+    (or the row of images it is in) and the next one, else the nearest such (or
+    "Explorer.") paragraph before it and after the previous image; "" when none."""
     from docutils import nodes
 
-    section = node
-    while section is not None and not isinstance(section, nodes.section):
-        section = section.parent
-    if section is None:
-        return ""
-    paragraphs = list(section.findall(nodes.paragraph))
-    images = list(section.findall(nodes.image))
-    # the first paragraph whose text starts like a caption ("Figure ...") after this image
-    seen = False
-    for element in section.findall(lambda n: isinstance(n, (nodes.image, nodes.paragraph))):
-        if element is node:
-            seen = True
-        elif seen and isinstance(element, nodes.paragraph):
-            text = element.astext().strip()
-            if text:
-                return text
-    return paragraphs[0].astext().strip() if paragraphs and images else ""
+    document = node
+    while document.parent is not None:
+        document = document.parent
+    elements = list(
+        document.findall(lambda n: isinstance(n, (nodes.image, nodes.paragraph)))
+    )
+    here = elements.index(node)
+
+    def text(element):
+        return re.sub(r"\s+", " ", element.astext()).strip()
+
+    seen_text = False  # images in a row (one per dimension, dataset) share a caption
+    for element in elements[here + 1 :]:
+        if isinstance(element, nodes.image):
+            if seen_text:
+                break
+            continue
+        seen_text = True
+        if CAPTION.match(text(element)):
+            return text(element)
+    for element in reversed(elements[:here]):
+        if isinstance(element, nodes.image):
+            break
+        if CAPTION.match(text(element)):
+            return text(element)
+    return ""
 
 
 def add_alt_text(app, doctree, docname):
-    """Every notebook figure gets alt text: its caption paragraph, else a description of where it is."""
+    """Every notebook figure gets its caption as alt text (whole), else a description of
+    where it is."""
     from docutils import nodes
 
     for number, image in enumerate(doctree.findall(nodes.image), 1):
         if image.get("alt"):
             continue
-        caption = re.sub(r"\s+", " ", _caption(image))[:300]
         title = doctree.next_node(nodes.title)
         where = title.astext() if title else docname
-        image["alt"] = caption or f"Figure {number} of {where}"
+        image["alt"] = _caption(image) or f"Figure {number} of {where}"
 
 
 def link_chapters(app, doctree, docname):

@@ -165,6 +165,38 @@ def test_the_book_has_every_notebook_and_the_references(site):
     )
 
 
+def _plain(markup: str) -> str:
+    """Text of HTML without tags, MathJax delimiters, entities and runs of spaces."""
+    import html
+
+    text = html.unescape(re.sub(r"<[^>]+>", "", markup))
+    text = re.sub(r"\\[()\[\]]|\$", "", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+#: Chapters some of whose figures have no "Figure ..." caption paragraph yet: their alt
+#: text names the figure's number and chapter.
+UNCAPTIONED = {"09_dp_knn_classification"}
+
+
+def test_every_figures_alt_text_is_its_caption(site):
+    # Before: 05's explorer figure had the next paragraph ("A check of the formula
+    # ...") as its alt text, and captions were cut at 300 characters.
+    problems, figures = [], 0
+    for page in sorted((site / "notebooks").glob("*.html")):
+        markup = page.read_text()
+        paragraphs = [_plain(p) for p in re.findall(r"<p>(.*?)</p>", markup, re.S)]
+        for alt in re.findall(r'<img [^>]*alt="([^"]*)"', markup):
+            figures += 1
+            alt = _plain(alt)
+            if page.stem in UNCAPTIONED and re.match(r"Figure \d+ of ", alt):
+                continue
+            if not re.match(r"(Figures?|Explorer)\b", alt) or alt not in paragraphs:
+                problems.append(f"{page.stem}: {alt[:90]!r}")
+    assert not problems, problems
+    assert figures >= 60
+
+
 def test_no_page_loads_anything_from_the_network(site):
     for path in site.rglob("*.html"):
         for match in re.finditer(
@@ -385,6 +417,57 @@ def test_search_from_disk_lists_pages_without_errors_and_served_shows_snippets(
     ), served
 
 
+#: Text of the theme around a chapter (the header's buttons and colour modes, the
+#: page's table of contents, the footer) that the old snippets showed.
+THEME_CHROME = re.compile(
+    r"\b(Light|Dark|System Settings|Contents)\b|\.pdf|© Copyright"
+)
+
+
+def test_served_search_ranks_a_heading_first_and_shows_the_chapters_text(site, browser):
+    # Old book: 01's section "4. The exponential mechanism" came fifth, after pages
+    # with one query word in some heading; snippets read "...t Dark 13 ...", listed
+    # the page's contents and showed formulas as \(d\).
+    import threading
+
+    with book.make_server(site, 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        page = browser.new_page()
+        problems = []
+        page.on(
+            "console",
+            lambda m: problems.append(m.text) if m.type == "error" else None,
+        )
+        page.goto(
+            f"http://127.0.0.1:{server.server_address[1]}"
+            "/search.html?q=exponential+mechanism"
+        )
+        page.wait_for_function(
+            "() => document.querySelectorAll('#search-results li').length >= 5 "
+            "&& document.querySelectorAll('#search-results li p.context').length"
+            " === document.querySelectorAll('#search-results li').length",
+            timeout=30_000,
+        )
+        results = page.evaluate("""() => [...document.querySelectorAll(
+            '#search-results li')].map(li => ({
+                title: li.querySelector('a').textContent,
+                href: li.querySelector('a').getAttribute('href'),
+                snippet: li.querySelector('p.context').textContent}))""")
+        page.close()
+        server.shutdown()
+    assert not problems, problems
+    first = results[0]
+    assert first["href"] == "notebooks/01_dp_primer.html#the-exponential-mechanism"
+    assert first["title"].endswith("4. The exponential mechanism"), first
+    assert first["snippet"].startswith("4. The exponential mechanism"), first
+    for result in results:
+        snippet = result["snippet"]
+        assert not THEME_CHROME.search(snippet), result
+        assert not re.search(r"\\[()\[\]]", snippet), result
+    # the formulas are still there, as text: 01's sensitivity of a utility
+    assert "Δ u = max_h" in first["snippet"], first
+
+
 def test_check_cells_are_collapsed_in_the_book_and_unchanged_in_the_notebooks(
     site, browser
 ):
@@ -514,6 +597,11 @@ def _chapter_pages():
         "index",
         "references",
         "seminar",
+        "map",
+        "running",
+        "design",
+        "performance",
+        "cluster",
         "ledger",
         *(f"notebooks/{s}" for s in _chapter_pages()),
     ],

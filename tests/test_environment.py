@@ -66,7 +66,12 @@ def test_python_3_11_to_3_13_are_supported_and_ci_runs_3_13():
     environment = yaml.safe_load((ROOT / "environment.yml").read_text())
     assert "python>=3.11,<3.14" in environment["dependencies"]
     makefile = (ROOT / "Makefile").read_text()
-    assert re.search(r"^PYTHON \?= .*for p in python3\.11 python3;", makefile, re.M)
+    assert re.search(
+        r"^PYTHON \?= .*for p in python3\.11 python3\.12 python3\.13 python3;",
+        makefile,
+        re.M,
+    )
+    assert 'SUPPORTED="3.11 3.12 3.13"' in (ROOT / "scripts" / "venv.sh").read_text()
     ci = (ROOT / ".ci" / "run").read_text()
     assert "make test\n" in ci and 'make unit PYTHON="$python313" VENV=.venv313' in ci
-    assert ".venv313/" in (ROOT / ".gitignore").read_text().split()
+    assert ".venv*/" in (ROOT / ".gitignore").read_text().split()

@@ -351,3 +351,42 @@ def test_a_key_given_twice_in_profiles_is_refused(tmp_path, monkeypatch):
     )
     with pytest.raises(parameters.RunError, match="'50_probe' twice.*line 3"):
         runner.run("ci", [], {}, dry_run=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "value", "allowed"),
+    [
+        ("n_points", "int", "0", r"at least 1 \(a size\)"),
+        ("n_queries", "int", "-3", r"at least 1 \(a size\)"),
+        ("n_grid", "list", "[100, 0]", r"at least 1 \(a size\)"),
+        ("n_jobs", "int", "0", r"at least 1, or -1 for all cores"),
+        ("n_jobs", "int", "-2", r"at least 1, or -1 for all cores"),
+    ],
+)
+def test_sizes_below_1_are_refused_before_any_kernel_starts(
+    tmp_path, monkeypatch, name, kind, value, allowed
+):
+    # Old runner: `-p n_points 0` passed and failed later inside a cell.
+    project(
+        tmp_path,
+        monkeypatch,
+        "y = 1",
+        parameters=f"{name}: {kind} = {'[10]' if kind == 'list' else 10}",
+    )
+    monkeypatch.setattr(
+        runner.papermill,
+        "execute_notebook",
+        lambda *a, **k: pytest.fail("a kernel was started for a bad size"),
+    )
+    with pytest.raises(
+        parameters.RunError,
+        match=rf"parameter '{name}' of 50_probe must be {allowed}; got -?\d+",
+    ):
+        runner.run("ci", ["50"], {name: parameters.parse_value(value)})
+
+
+def test_sizes_of_1_and_all_cores_are_accepted():
+    assert parameters.check_range(1, "n_points", "05") == 1
+    assert parameters.check_range([1, 5], "n_grid", "11") == [1, 5]
+    assert parameters.check_range(-1, "n_jobs", "07") == -1
+    assert parameters.check_range(0, "seed", "07") == 0  # not a size

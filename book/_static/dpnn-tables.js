@@ -10,6 +10,15 @@ function dpnnMarkFittingTables() {
       box.classList.add("dpnn-fits");
     }
   }
+  // a table of the text (a docs page) that is wider than the column: its own box
+  for (const box of document.querySelectorAll(".bd-article .pst-scrollable-table-container")) {
+    const table = box.querySelector("table");
+    if (!table || box.closest("div.cell_output")) continue;
+    box.classList.remove("dpnn-wide");
+    if (table.getBoundingClientRect().width > box.clientWidth + 1) {
+      box.classList.add("dpnn-wide");
+    }
+  }
 }
 document.addEventListener("DOMContentLoaded", dpnnMarkFittingTables);
 window.addEventListener("resize", dpnnMarkFittingTables);

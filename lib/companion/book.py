@@ -13,11 +13,15 @@ collapsed
 behind a toggle: code cells get myst-nb's ``hide-cell`` tag ("Show the solution"), the
 ``### Solution`` markdown becomes a closed ``<details>`` element. Check cells are
 collapsed too (:func:`collapse_checks`): the numbers stay, the ``# NBVAL_CHECK_OUTPUT``
-code and the assertions are behind a toggle. The seminar guide ``docs/seminar.md`` and
-the notation page ``docs/notation.md`` are copied in as pages of the book. Each
-chapter's download button gives its notebook as
-stored in ``notebooks/``. Opened from disk, search lists the matching pages; ``--serve``
-(``make book-serve``) serves the book on 127.0.0.1, where search also shows snippets.
+code and the assertions are behind a toggle. Every page of ``docs/`` (the seminar
+guide, the notation page, the notebooks in detail, running, performance, the cluster,
+the design notes) is copied in as a page of the book. Each chapter's download button
+gives its notebook as stored in ``notebooks/``. Opened from disk, search lists the
+matching pages; ``--serve`` (``make book-serve``) serves the book on 127.0.0.1, where
+search also shows snippets.
+Search lists first the sections whose heading holds the whole query; its snippets are
+the chapter's text (not the theme's buttons or contents) with formulas as plain TeX
+(``book/search-scorer.js``).
 """
 
 from __future__ import annotations
@@ -143,8 +147,8 @@ def collapse_checks(nb):
     return nb
 
 
-def _seminar_page(text: str) -> str:
-    """``docs/seminar.md`` as a page at the book's root: links to notebooks point to
+def _docs_page(text: str) -> str:
+    """A page of ``docs/`` as a page at the book's root: links to notebooks point to
     their chapters."""
     return text.replace("](../notebooks/", "](notebooks/")
 
@@ -166,14 +170,10 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
     for path in notebook_paths(root):
         nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
         nbformat.write(nb, source / "notebooks" / path.name)
-    guide = root / "docs" / "seminar.md"
-    if guide.exists():
-        (source / "seminar.md").write_text(
-            _seminar_page(guide.read_text(encoding="utf-8")), encoding="utf-8"
+    for page in sorted((root / "docs").glob("*.md")):
+        (source / page.name).write_text(
+            _docs_page(page.read_text(encoding="utf-8")), encoding="utf-8"
         )
-    notation = root / "docs" / "notation.md"
-    if notation.exists():
-        shutil.copyfile(notation, source / "notation.md")
     (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
     status = build_main(
         ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]

@@ -5,8 +5,10 @@ Everything here runs before any kernel starts, so a bad value is refused at once
 sentence naming the parameter, its notebook and what is allowed (:class:`RunError`).
 Types come from the parameters cell's annotations (``n_points: int = 1000``); ranges
 from the parameter's name: a name containing ``epsilon`` or starting with ``rho`` is a
-privacy budget, finite and > 0 (each element, for a list), and a name equal to ``delta``
-or ending in ``_delta`` is a probability in (0, 1).
+privacy budget, finite and > 0 (each element, for a list), a name equal to ``delta``
+or ending in ``_delta`` is a probability in (0, 1), and a name starting with ``n_`` is a
+size (of points, queries, samples, ...), at least 1; ``n_jobs`` is at least 1 or -1 (all
+cores).
 """
 
 from __future__ import annotations
@@ -143,13 +145,18 @@ def check_range(value, parameter: str, notebook: str):
 
     A name containing ``epsilon`` or starting with ``rho`` is a privacy budget: finite
     and > 0. A name equal to ``delta`` or ending in ``_delta`` is a probability in (0,
-    1). Lists are checked element by element; other parameters are checked by the
-    notebook.
+    1). A name starting with ``n_`` is a size: at least 1 (``n_jobs``: at least 1, or
+    -1 for all cores). Lists are checked element by element; other parameters are
+    checked by the notebook.
     """
     if "epsilon" in parameter or parameter.startswith("rho"):
         allowed, inside = "finite and > 0", lambda v: math.isfinite(v) and v > 0
     elif parameter == "delta" or parameter.endswith("_delta"):
         allowed, inside = "in (0, 1)", lambda v: 0 < v < 1
+    elif parameter == "n_jobs":
+        allowed, inside = "at least 1, or -1 for all cores", lambda v: v >= 1 or v == -1
+    elif parameter.startswith("n_"):
+        allowed, inside = "at least 1 (a size)", lambda v: v >= 1
     else:
         return value
     for item in value if isinstance(value, list) else [value]:

@@ -9,6 +9,7 @@ The package is split by family; every helper is importable from ``companion.plot
 
 ==================  ==================================================================
 ``style``           the seaborn theme and matplotlib style, ``save`` and ``figures_dir``
+``methods``         one colour, marker and line style per method; readable text sizes
 ``common``          ``figure_and_axes``, ``curves``, ``theory_vs_simulation``: shared
 ``primitives``      mechanisms, privacy loss and planar noise (notebooks 01-03)
 ``dptt``            k-d trees, DP-TT paths, protocols and accuracy (notebooks 04-06)
@@ -30,6 +31,7 @@ from . import (
     dptt,
     evaluation,
     followup,
+    methods,
     primitives,
     psd,
     simrand,
@@ -70,6 +72,7 @@ from .evaluation import (
     variant_panels,
     variant_walks_panels,
 )
+from .methods import METHODS, method_style, min_font_size
 from .primitives import (
     composition_bounds,
     ecdf_against_cdf,
@@ -92,6 +95,9 @@ __all__ = [
     "use_style",
     "figures_dir",
     "save",
+    "METHODS",
+    "method_style",
+    "min_font_size",
     "curves",
     "figure_and_axes",
     "theory_vs_simulation",

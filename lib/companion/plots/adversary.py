@@ -4,9 +4,12 @@ accounted epsilon."""
 from __future__ import annotations
 
 import numpy as np
-import seaborn as sns
 
 from .common import figure_and_axes
+from .methods import min_font_size, series_styles
+
+#: The prior-only reference: grey and dotted, unlike any method.
+_PRIOR = {"color": "0.5", "ls": ":", "lw": 1.2, "label": "prior only (no release)"}
 
 __all__ = ["inference_error_panel", "actual_against_accounted", "error_against_rmse"]
 
@@ -21,20 +24,19 @@ def inference_error_panel(
     ``prior_only`` is drawn as a dashed horizontal reference line.
     """
     fig, ax = figure_and_axes(ax)
-    colours = sns.color_palette("colorblind", len(errors))
-    for colour, (name, values) in zip(colours, errors.items()):
+    styles = series_styles(errors)
+    for name, values in errors.items():
         err = None if standard_errors is None else standard_errors.get(name)
         ax.errorbar(
             eps_star,
             values,
             yerr=err,
-            color=colour,
-            marker="o",
-            ms=4,
+            **styles[name].kwargs(),
+            ms=5,
             capsize=2,
             label=name,
         )
-    ax.axhline(prior_only, color="0.3", ls="--", lw=1, label="prior only (no release)")
+    ax.axhline(prior_only, **_PRIOR)
     ax.set_xscale("log")
     ax.set_xticks(list(eps_star), labels=[f"{v:g}" for v in eps_star])
     ax.minorticks_off()
@@ -44,7 +46,9 @@ def inference_error_panel(
         title=title,
     )
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize="x-small")
+    size = min_font_size(ax.figure.get_figwidth())
+    ax.legend(fontsize=size)
+    ax.tick_params(labelsize=size)
     return fig
 
 
@@ -84,7 +88,7 @@ def actual_against_accounted(
         yscale="log",
     )
     if legend is not None:
-        ax.legend(fontsize="x-small", loc=legend)
+        ax.legend(fontsize=min_font_size(ax.figure.get_figwidth()), loc=legend)
     return fig
 
 
@@ -96,18 +100,17 @@ def error_against_rmse(rmse, errors, prior_only, *, title="", ax=None):
     prior-only error as a dashed line.
     """
     fig, ax = figure_and_axes(ax)
-    colours = sns.color_palette("colorblind", len(errors))
-    for colour, name in zip(colours, errors):
+    styles = series_styles(errors)
+    for name in errors:
         order = np.argsort(rmse[name])
         ax.plot(
             np.asarray(rmse[name])[order],
             np.asarray(errors[name])[order],
-            color=colour,
-            marker="o",
-            ms=4,
+            **styles[name].kwargs(),
+            ms=5,
             label=name,
         )
-    ax.axhline(prior_only, color="0.3", ls="--", lw=1, label="prior only (no release)")
+    ax.axhline(prior_only, **_PRIOR)
     ax.set(
         xscale="log",
         xlabel="perturbation RMSE of the released point(s) (D)",
@@ -115,5 +118,7 @@ def error_against_rmse(rmse, errors, prior_only, *, title="", ax=None):
         title=title,
     )
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize="x-small")
+    size = min_font_size(ax.figure.get_figwidth())
+    ax.legend(fontsize=size)
+    ax.tick_params(labelsize=size)
     return fig

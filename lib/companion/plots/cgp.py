@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .common import figure_and_axes
+from .methods import styles_if_methods
 
 __all__ = [
     "quantile_curves",
@@ -37,12 +38,18 @@ def quantile_curves(
     return; this is the presentation of Liang and Yi's Fig. 2-5 (centre and quartiles).
     ``band="bars"`` draws the quartiles as error bars, each group's points shifted a
     little along x so that four groups stay readable (``"fill"``: translucent bands).
+    Groups that are all mechanisms of :mod:`companion.plots.methods` ("GP Basic",
+    "CGP PNN", ...) are drawn in their registered styles.
     """
     if band not in ("fill", "bars"):
         raise ValueError(f"band must be 'fill' or 'bars', got {band!r}")
     fig, ax = figure_and_axes(ax)
     groups = list(table.groupby(by, sort=False))
+    styles = styles_if_methods(str(label) for label, _ in groups)
     for g, (label, group) in enumerate(groups):
+        style = {"marker": "o", "color": f"C{g % 10}"}
+        if styles:
+            style = styles[str(label)].kwargs()
         stats = group.groupby(x)[value]
         xs = np.array(sorted(group[x].unique()))
         mid = (
@@ -61,16 +68,16 @@ def quantile_curves(
                 xs_drawn,
                 mid,
                 yerr=[mid - low, high - mid],
-                marker="o",
                 ms=4,
                 capsize=2.5,
                 lw=1.5,
                 elinewidth=1.0,
                 label=label,
+                **style,
             )
         else:
-            ax.plot(xs, mid, marker="o", ms=4, label=label)
-            ax.fill_between(xs, low, high, alpha=0.15)
+            ax.plot(xs, mid, ms=4, label=label, **style)
+            ax.fill_between(xs, low, high, color=style["color"], alpha=0.15)
     if logx:
         ax.set_xscale("log")
     if logy:

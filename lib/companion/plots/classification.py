@@ -6,6 +6,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import seaborn as sns
 
+from .methods import styles_if_methods
+
 __all__ = ["summary_panels", "overlap_picture"]
 
 
@@ -40,7 +42,9 @@ def summary_panels(
     is cut at a tenth of the mean (the bar's lower end is then not the interval's).
 
     ``summary`` is a long table (e.g. from ``classification.summarize``) with the
-    columns named here; ``error`` gives the half-width of the error bars.
+    columns named here; ``error`` gives the half-width of the error bars. When every
+    value of ``series`` is a classifier of :mod:`companion.plots.methods` ("proposed",
+    "baseline", "PrivBayes", ...), each is drawn in its registered style.
     """
     names = list(dict.fromkeys(summary[panel]))
     ncols = min(ncols, len(names))
@@ -48,9 +52,16 @@ def summary_panels(
     fig, axes = plt.subplots(
         nrows, ncols, figsize=(4.2 * ncols, 3.3 * nrows), squeeze=False, sharey=sharey
     )
-    # one colour per series
-    colour_of = {
-        value: f"C{i % 10}" for i, value in enumerate(dict.fromkeys(summary[series]))
+    # each classifier in its registered style, else one colour per series
+    values = list(dict.fromkeys(summary[series]))
+    styles = styles_if_methods(str(value) for value in values)
+    style_of = {
+        value: (
+            styles[str(value)].kwargs()
+            if styles
+            else {"color": f"C{i % 10}", "marker": "o"}
+        )
+        for i, value in enumerate(values)
     }
     legend = {}
     for ax, name in zip(axes.flat, names):
@@ -73,11 +84,10 @@ def summary_panels(
                 line[x],
                 line[value],
                 yerr=yerr,
-                marker="o",
                 ms=3.5,
                 capsize=2,
-                color=colour_of[label],
                 label=str(label),
+                **style_of[label],
             )
         if reference is not None and reference.get(name) is not None:
             legend[reference_label] = ax.axhline(

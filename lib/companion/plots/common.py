@@ -5,6 +5,8 @@ from __future__ import annotations
 import matplotlib.pyplot as plt
 import seaborn as sns
 
+from .methods import styles_if_methods
+
 __all__ = ["figure_and_axes", "curves", "theory_vs_simulation"]
 
 
@@ -29,10 +31,18 @@ def curves(
     marker="o",
     **line_kwargs,
 ):
-    """Line plot of several named series (label -> y values) over a shared x."""
+    """Line plot of several named series (label -> y values) over a shared x.
+
+    When every label is a method of :mod:`companion.plots.methods` ("GEO", "SM"),
+    each is drawn in its registered colour, line style and marker (``marker=None`` or
+    ``""``: lines only); other series take the colour cycle and ``marker``."""
     fig, ax = figure_and_axes(ax)
+    styles = styles_if_methods(series)
     for label, y in series.items():
-        ax.plot(x, y, marker=marker, ms=4, label=label, **line_kwargs)
+        kwargs = {"marker": marker}
+        if styles is not None:
+            kwargs = styles[label].kwargs() | ({} if marker else {"marker": marker})
+        ax.plot(x, y, ms=4, label=label, **(kwargs | line_kwargs))
     if logx:
         ax.set_xscale("log")
     if logy:
@@ -62,15 +72,30 @@ def theory_vs_simulation(
     ``analytic`` and ``simulated`` map a label to y values over the shared ``x``;
     ``errors`` maps a label to error-bar half-widths of the simulated values;
     ``legend`` optionally maps a simulated label to its own legend text. With
-    ``logx`` the x values themselves are the tick labels.
+    ``logx`` the x values themselves are the tick labels. Labels that are all methods
+    of :mod:`companion.plots.methods` take their registered colour, line style (the
+    analytic line) and marker (the simulated values).
     """
     fig, ax = figure_and_axes(ax)
-    colours = sns.color_palette("colorblind", max(len(analytic), len(simulated)))
     labels = list(dict.fromkeys(list(analytic) + list(simulated)))
-    for colour, label in zip(colours, labels):
+    styles = styles_if_methods(labels)
+    if styles is None:
+        colours = sns.color_palette("colorblind", len(labels))
+        markers = ["o"] * len(labels)
+        lines = ["-"] * len(labels)
+    else:
+        colours = [styles[label].color for label in labels]
+        markers = [styles[label].marker for label in labels]
+        lines = [styles[label].linestyle for label in labels]
+    for colour, marker, line, label in zip(colours, markers, lines, labels):
         if label in analytic:
             ax.plot(
-                x, analytic[label], color=colour, lw=1.5, label=f"{label} (analytic)"
+                x,
+                analytic[label],
+                color=colour,
+                ls=line,
+                lw=1.5,
+                label=f"{label} (analytic)",
             )
         if label in simulated:
             err = None if errors is None else errors.get(label)
@@ -81,7 +106,7 @@ def theory_vs_simulation(
                 yerr=err,
                 color=colour,
                 ls="none",
-                marker="o",
+                marker=marker,
                 ms=4,
                 capsize=2,
                 label=text,

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .common import figure_and_axes
+from .methods import method_style, min_font_size, styles_if_methods
 
 __all__ = [
     "kd_partition",
@@ -197,14 +198,32 @@ def tree_diagram(
 
 
 def accuracy_curves(
-    x, series, *, xlabel, ylabel="accuracy", errors=None, logx=True, ax=None
+    x,
+    series,
+    *,
+    xlabel,
+    ylabel="accuracy",
+    errors=None,
+    logx=True,
+    ax=None,
+    styles=None,
 ):
     """Accuracy (0-1) of several methods against a shared x, with optional
-    standard-error bars."""
+    standard-error bars.
+
+    ``styles`` maps a label to keyword arguments of ``ax.errorbar`` (colour, marker,
+    line style); by default, when every label is a method of
+    :mod:`companion.plots.methods` ("GEO", "DP-TT-DIS"), each is drawn in its
+    registered style, and other series take the colour cycle with circles."""
     fig, ax = figure_and_axes(ax)
+    if styles is None:
+        registered = styles_if_methods(series)
+        if registered is not None:
+            styles = {label: style.kwargs() for label, style in registered.items()}
     for label, y in series.items():
         err = None if errors is None else errors.get(label)
-        ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=2, label=label)
+        style = {"marker": "o"} if styles is None else styles[label]
+        ax.errorbar(x, y, yerr=err, **style, ms=4, capsize=2, label=label)
     if logx:
         ax.set_xscale("log")
     ax.set_ylim(-0.02, 1.02)
@@ -335,6 +354,7 @@ def dis_against_geo_panels(table, sensitivities, *, n_points, epsilon):
                 ax=axes[i, j],
             )
             axes[i, j].set_title(f"{d}-D, N = {n_points:,}, per-step ε = {epsilon:g}")
+    _readable(fig)
     axes[0, 0].invert_xaxis()  # shared x
     return fig
 
@@ -343,6 +363,9 @@ def cmp_accuracy_panels(table, epsilons, *, n_points):
     """Raw and top-5 accuracy of DP-TT-CMP against the per-step ε, one curve per
     dimension; ``table`` as returned by :func:`companion.studies.thesis.cmp_sweep`."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    # both curves are DP-TT-CMP: its colour, line and marker, hollow in 2-D
+    cmp = method_style("DP-TT-CMP").kwargs()
+    styles = {"1-D": cmp, "2-D": cmp | {"mfc": "white"}}
     for ax, column in zip(axes, ("raw", "top-5")):
         accuracy_curves(
             epsilons,
@@ -351,7 +374,21 @@ def cmp_accuracy_panels(table, epsilons, *, n_points):
             xlabel="per-step ε",
             ylabel=f"{column} accuracy",
             ax=ax,
+            styles=styles,
         )
         panel = "ab"[column == "top-5"]
         ax.set_title(f"({panel}) {column} accuracy, DP-TT-CMP, N = {n_points:,}")
+    _readable(fig)
     return fig
+
+
+def _readable(fig):
+    """Legends and tick labels of every axes of ``fig`` at the book's smallest
+    readable size (:func:`companion.plots.methods.min_font_size`)."""
+    size = min_font_size(fig.get_figwidth())
+    for ax in fig.axes:
+        ax.tick_params(labelsize=size)
+        legend = ax.get_legend()
+        if legend is not None:
+            for text in legend.get_texts():
+                text.set_fontsize(size)

@@ -7,6 +7,7 @@ import numpy as np
 from matplotlib.ticker import NullLocator
 
 from .dptt import labelled_scatter, tree_diagram
+from .methods import METHODS, method_style, min_font_size
 
 __all__ = ["variant_panels", "variant_walks_panels", "variant_accuracy_panels"]
 
@@ -33,12 +34,19 @@ def variant_panels(
     variant.
 
     ``table`` has columns ``by`` (default ``variant``), ``x``, ``raw``, ``raw_se``,
-    ``top5``, ``top5_se`` (and ``geo_*`` when ``geo``: dashed, same colour). With
+    ``top5``, ``top5_se`` (and ``geo_*`` when ``geo``). Each series that is a method
+    (``f"{label} {series}"``, e.g. "DP-TT-DIS E8") has its style of
+    :mod:`companion.plots.methods`; other series (sizes, dimensions) take the colours
+    and markers of the DP-TT variants in turn. GEO is GEO's black dashed line, with
+    the hollow marker of the series whose budget rule it follows. With
     ``geo_table`` GEO is drawn against its own x (``geo_x``) on a top axis, as in thesis
     Fig. 6.17. ``names`` maps a series to its legend text (default
     ``f"{label} {series}"``), e.g. to state each variant's composed budget.
     """
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    text_size = min_font_size(fig.get_figwidth())
+    dptt = [s for n, s in METHODS.items() if n.startswith("DP-TT-DIS")]
+    geo_style = METHODS["GEO"]
     for ax, metric, name in zip(
         axes, ("raw", "top5"), ("(a) raw accuracy", "(b) top-5 accuracy")
     ):
@@ -46,13 +54,16 @@ def variant_panels(
             part = table[table[by] == variant].sort_values(x)
             if part.empty:
                 continue
+            try:
+                style = method_style(f"{label} {variant}")
+            except KeyError:  # a size or a dimension, not a method
+                style = dptt[i % len(dptt)]
             ax.errorbar(
                 part[x],
                 part[metric],
                 yerr=part[f"{metric}_se"],
-                color=f"C{i}",
-                marker="o",
-                ms=3,
+                **style.kwargs(),
+                ms=4,
                 capsize=2,
                 label=(names or {}).get(variant, f"{label} {variant}"),
             )
@@ -61,10 +72,11 @@ def variant_panels(
                     part[x],
                     part[f"geo_{metric}"],
                     yerr=part[f"geo_{metric}_se"],
-                    color=f"C{i}",
-                    ls="--",
-                    marker="s",
-                    ms=3,
+                    color=geo_style.color,
+                    ls=geo_style.linestyle,
+                    marker=style.marker,
+                    mfc="white",
+                    ms=4,
                     capsize=2,
                     label=f"GEO ({variant} rule)",
                 )
@@ -83,10 +95,8 @@ def variant_panels(
                 geo_table[geo_x],
                 geo_table[f"geo_{metric}"],
                 yerr=geo_table[f"geo_{metric}_se"],
-                color="black",
-                ls="--",
-                marker="s",
-                ms=3,
+                **geo_style.kwargs(),
+                ms=4,
                 capsize=2,
                 label=geo_name,
             )
@@ -100,11 +110,13 @@ def variant_panels(
             ax.legend(
                 handles + top_handles,
                 labels + top_labels,
-                fontsize="x-small",
+                fontsize=text_size,
                 loc="upper left",
             )
+            top.tick_params(labelsize=text_size)
         else:
-            ax.legend(fontsize="x-small", loc="upper left")
+            ax.legend(fontsize=text_size, loc="upper left")
+        ax.tick_params(labelsize=text_size)
     if suptitle:
         fig.suptitle(suptitle)
     return fig

@@ -6,6 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from .common import figure_and_axes
+from .methods import styles_if_methods
 
 __all__ = ["psd_tree", "error_bars_by_shape"]
 
@@ -19,6 +20,7 @@ def _points_by_shape(table, *, group, hue, value, ncols, logy, xlabel, ylabel, s
         nrows, ncols, figsize=(3.4 * ncols, 3.2 * nrows), squeeze=False, sharey=sharey
     )
     width = 0.7 / max(len(hues), 1)
+    styles = styles_if_methods(str(name) for name in hues)
     for ax, shape in zip(axes.ravel(), shapes):
         stats = (
             table[table["shape"] == shape]
@@ -39,12 +41,15 @@ def _points_by_shape(table, *, group, hue, value, ncols, logy, xlabel, ylabel, s
                 x,
                 rows["mean"],
                 yerr=spread,
-                marker="o",
                 ms=4,
                 capsize=2,
                 lw=1.0,
-                color=f"C{k % 10}",
                 label=name,
+                **(
+                    styles[str(name)].kwargs()
+                    if styles
+                    else {"marker": "o", "color": f"C{k % 10}"}
+                ),
             )
         ax.set_xticks(positions, [f"{g:g}" for g in groups])
         ax.set_title(f"query {shape}")
@@ -182,7 +187,9 @@ def error_bars_by_shape(
     ``style="points"`` draws each mean as a point with a bar from the smallest to the
     largest tree (the spread over independent trees), the hues side by side, joined by
     lines over ``group``: readable on a log axis, unlike bars. ``sharey`` gives every
-    panel one y scale.
+    panel one y scale. When every ``hue`` is a decomposition of
+    :mod:`companion.plots.methods` ("quad-opt", "kd-hybrid", ...), each is drawn in
+    its registered colour (and, as points, marker and line style).
     """
     if style not in ("bars", "points"):
         raise ValueError(f"style must be 'bars' or 'points', got {style!r}")
@@ -209,6 +216,7 @@ def error_bars_by_shape(
         layout="constrained",
     )
     width = 0.8 / len(hues)
+    styles = styles_if_methods(str(name) for name in hues)
     for ax, shape in zip(axes.ravel(), shapes):
         sub = (
             table[table["shape"] == shape].groupby([group, hue])[value].mean().unstack()
@@ -220,6 +228,7 @@ def error_bars_by_shape(
                 sub[name].to_numpy(),
                 width,
                 label=name,
+                color=styles[str(name)].color if styles else f"C{k % 10}",
             )
         ax.set_xticks(positions, [f"{g:g}" for g in sub.index])
         ax.set_title(f"query {shape}")

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
-
 import numpy as np
 
-__all__ = ["pi_fraction", "recall_panel_data", "recall_panels", "exact_privacy_check"]
+from .methods import method_style, min_font_size, styles_if_methods
+
+__all__ = [
+    "CEILING_OF",
+    "pi_fraction",
+    "recall_panel_data",
+    "recall_panels",
+    "exact_privacy_check",
+]
+
+#: Each no-noise reference drawn in the colour of the private method it is the ceiling
+#: of.
+CEILING_OF = {
+    "SimHash, no noise": "SimRand",
+    "JL projection, no noise": "Gaussian projection",
+}
 
 
 def pi_fraction(fraction) -> str:
@@ -75,8 +89,10 @@ def recall_panels(
 
     ``errors`` (optional) has the same shape as ``panels`` and gives error-bar
     half-widths. ``references`` (optional) maps a panel title to {label: y}, drawn as
-    dashed horizontal lines (e.g. a non-private ceiling, chance). Returns the Figure;
-    the legend is drawn once, on the first panel.
+    dashed horizontal lines (e.g. a non-private ceiling, chance). Methods of
+    :mod:`companion.plots.methods` (SimRand, its Gaussian-projection baseline) take
+    their registered styles, each no-noise ceiling its method's colour and any other
+    reference grey. Returns the Figure; the legend is drawn once, on the first panel.
     """
     n = len(panels)
     ncols = min(ncols, n)
@@ -90,13 +106,20 @@ def recall_panels(
         squeeze=False,
     )
     for ax, (title, series) in zip(axes.ravel(), panels.items()):
+        styles = styles_if_methods(series)
         for label, y in series.items():
             err = None if errors is None else errors[title].get(label)
-            ax.errorbar(x, y, yerr=err, marker="o", ms=3, capsize=2, label=label)
+            style = styles[label].kwargs() if styles else {"marker": "o"}
+            ax.errorbar(x, y, yerr=err, ms=3, capsize=2, label=label, **style)
         for r, (label, y) in enumerate(((references or {}).get(title) or {}).items()):
+            colour = f"C{len(series) + r}"
+            if styles and label in CEILING_OF:
+                colour = method_style(CEILING_OF[label]).color
+            elif styles:
+                colour = "0.5"
             ax.axhline(
                 y,
-                color=f"C{len(series) + r}",
+                color=colour,
                 ls=(0, (4, 2)) if r % 2 == 0 else ":",
                 lw=1.2,
                 label=label,
@@ -123,29 +146,42 @@ def exact_privacy_check(
     with the line ε H / K; right: the exact δ(ε') on a log axis, where positive."""
     h_values = np.arange(k + 1)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    simrand = method_style("SimRand")
+    text_size = min_font_size(fig.get_figwidth())
     axes[0].scatter(
-        jittered_h, worst, s=6, alpha=0.4, label="exact, one projection each"
+        jittered_h,
+        worst,
+        s=6,
+        alpha=0.4,
+        color=simrand.color,
+        marker=simrand.marker,
+        label="exact, one projection each",
     )
     axes[0].plot(
         h_values, epsilon * h_values / k_flip, color="k", lw=1, label="ε H / K"
     )
-    axes[0].axhline(epsilon, color="C3", ls="--", label="ε")
+    # references in black and grey, apart from SimRand's own colour
+    axes[0].axhline(epsilon, color="k", ls="--", label="ε")
     axes[0].axvline(k_flip + 0.5, color="0.5", ls=":", label="H = K")
     axes[0].set(
         xlabel="bits H in which the neighbours' hashes differ",
         ylabel="largest |log-ratio| over 2^k outputs",
     )
-    axes[0].legend(fontsize="x-small")
+    axes[0].legend(fontsize=text_size)
     # δ(ε') is exactly 0 beyond the largest log-ratio: not drawn on a log axis
     positive = np.asarray(delta_curve) > 0
     axes[1].semilogy(
         eps_prime[positive],
         np.asarray(delta_curve)[positive],
+        color=simrand.color,
+        ls=simrand.linestyle,
         marker=".",
         label="exact δ(ε') at angle α (0 beyond)",
     )
-    axes[1].axhline(delta, color="C3", ls="--", label="target δ")
+    axes[1].axhline(delta, color="k", ls="--", label="target δ")
     axes[1].axvline(epsilon, color="0.5", ls=":", label="ε")
     axes[1].set(xlabel="ε'", ylabel="δ(ε')", ylim=(1e-14, 1.5))
-    axes[1].legend(fontsize="x-small")
+    axes[1].legend(fontsize=text_size)
+    for ax in axes:
+        ax.tick_params(labelsize=text_size)
     return fig
