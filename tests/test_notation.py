@@ -120,3 +120,87 @@ def test_the_seminar_guides_session_count_is_its_table():
     rows = re.findall(r"^\| (\d+)\. ", sessions, flags=re.M)
     assert rows == [str(i) for i in range(1, len(rows) + 1)]
     assert NUMBER_WORDS[word] == len(rows)
+
+
+# --- one meaning per symbol within a seminar session ---------------------------------
+
+CHAPTER_LIST = r"\d\d(?:[–-]\d\d)?(?:, \d\d(?:[–-]\d\d)?)*"
+
+
+def _chapters(text: str) -> set:
+    """{"05", "06", "07", "08"} from "05–08"; {"06", "08"} from "06, 08"."""
+    found = set()
+    for part in text.split(", "):
+        ends = re.split(r"[–-]", part)
+        found.update(f"{n:02d}" for n in range(int(ends[0]), int(ends[-1]) + 1))
+    return found
+
+
+def meanings(page_text: str) -> dict:
+    """{symbol: [chapters of each meaning]} for the rows of tracked symbols whose meaning
+    cell names its chapters per meaning ("01: ...; 06, 08: ..."); rows with one
+    meaning for all their chapters (a parenthesis such as "(12, 14)" names where a
+    form of that meaning appears) are left out."""
+    out = {}
+    for line in page_text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] not in TRACKED:
+            continue
+        groups = []
+        for segment in cells[2].split("; "):
+            head = re.match(rf"({CHAPTER_LIST}):", segment)
+            if head:
+                groups.append(_chapters(head.group(1)))
+        if len(groups) > 1:
+            out[cells[0]] = groups
+    return out
+
+
+def sessions(guide_text: str) -> dict:
+    """{session number: chapters} from the seminar guide's table of sessions."""
+    table = guide_text.split("## Sessions", 1)[1].split("###", 1)[0]
+    return {
+        int(number): set(re.findall(r"\[(\d\d)\]", notebooks))
+        for number, notebooks in re.findall(
+            r"^\| (\d+)\. [^|]*\| ([^|]*) \|", table, flags=re.M
+        )
+    }
+
+
+def session_clashes(page_text: str, guide_text: str) -> list:
+    """Every session in which a symbol has two meanings in two of its chapters."""
+    found = []
+    for symbol, groups in meanings(page_text).items():
+        for number, chapters in sessions(guide_text).items():
+            hit = [g & chapters for g in groups if g & chapters]
+            if len(hit) > 1:
+                found.append(
+                    f"session {number}: {symbol} means two things in "
+                    + " and ".join(sorted(min(h) for h in hit))
+                )
+    return found
+
+
+def test_a_symbol_keeps_one_meaning_within_a_session():
+    page = PAGE.read_text(encoding="utf-8")
+    guide = (ROOT / "docs" / "seminar.md").read_text(encoding="utf-8")
+    assert sessions(guide)[10] == {"11", "12"}
+    assert meanings(page)["$k$"]  # the rows are read
+    assert session_clashes(page, guide) == []
+
+
+def test_the_session_check_catches_two_meanings_in_one_session():
+    # the page before the renaming of SimHash's bits to m: k in 11 and 12 (session 10)
+    page = (
+        "| symbol | chapters | meaning |\n| --- | --- | --- |\n"
+        "| $k$ | 09, 11, 12 | 09: the k of k-NN; 11: the k of k-PNN; "
+        "12: the number of SimHash bits |\n"
+        "| $\\pi$ | 03, 11, 12, 14 | the constant (03, 11, 12); 14: a prior |\n"
+    )
+    guide = (
+        "## Sessions\n\n| session | notebooks |\n| --- | --- |\n"
+        "| 8. Classification | [09](x) |\n| 10. Beyond | [11](x), [12](y) |\n"
+    )
+    assert session_clashes(page, guide) == [
+        "session 10: $k$ means two things in 11 and 12"
+    ]
