@@ -346,3 +346,31 @@ def test_the_exact_privacy_check_of_12_draws_simrand_in_its_style():
     # the references are not in SimRand's colour
     assert drawn["ε"][0] != simrand and drawn["target δ"][0] != simrand
     plt.close(fig)
+
+
+def test_saved_figures_show_ticks_and_legends_at_the_books_minimum(
+    tmp_path, monkeypatch
+):
+    """A legend drawn "x-small" and ticks at 5 pt in a 12-inch figure would show at
+    about 4-5 px in the book's column; ``save`` raises them to ``min_font_size`` and
+    leaves larger text alone."""
+    import matplotlib.pyplot as plt
+
+    from companion.plots import methods, save
+
+    monkeypatch.setenv("DPNN_FIGURES_DIR", str(tmp_path))
+    fig, ax = plt.subplots(figsize=(12, 4))
+    ax.plot([0, 1], [0, 1], label="GEO")
+    ax.legend(fontsize="x-small", title="method")
+    ax.tick_params(labelsize=5)
+    ax.set_title("kept", fontsize=30)
+    size = methods.min_font_size(12, dpi=plt.rcParams["figure.dpi"])
+    assert ax.get_legend().get_texts()[0].get_fontsize() < size  # the negative control
+    save(fig, "legibility_probe")
+    legend = ax.get_legend()
+    assert all(t.get_fontsize() >= size for t in legend.get_texts())
+    assert legend.get_title().get_fontsize() >= size
+    assert all(t.get_fontsize() >= size for t in ax.get_xticklabels())
+    assert ax.title.get_fontsize() == 30
+    assert (tmp_path / "legibility_probe.png").exists()
+    plt.close(fig)

@@ -137,7 +137,8 @@ def _chapters(text: str) -> set:
 
 
 def meanings(page_text: str) -> dict:
-    """{symbol: [chapters of each meaning]} for the rows of tracked symbols whose meaning
+    """{symbol: [chapters of each meaning]} for the rows of tracked symbols whose
+    meaning
     cell names its chapters per meaning ("01: ...; 06, 08: ..."); rows with one
     meaning for all their chapters (a parenthesis such as "(12, 14)" names where a
     form of that meaning appears) are left out."""

@@ -9,6 +9,8 @@ import re
 
 import matplotlib.pyplot as plt
 
+from companion.plots import legible
+
 __all__ = [
     "live_front_end",
     "CONTROL_WIDTH",
@@ -102,7 +104,7 @@ def explore(draw, controls: dict, defaults: dict, live):
     if live is None:
         live = live_front_end()
     if not live:
-        fig = draw(**defaults)
+        fig = legible(draw(**defaults))
         _show(fig)
         return fig
     import ipywidgets as widgets
@@ -118,7 +120,7 @@ def explore(draw, controls: dict, defaults: dict, live):
             fig = draw(
                 **{**defaults, **{name: c.value for name, c in controls.items()}}
             )
-            display(fig)
+            display(legible(fig))
             plt.close(fig)
 
     for control in controls.values():

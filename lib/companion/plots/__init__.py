@@ -89,10 +89,11 @@ from .simrand import (
     recall_panel_data,
     recall_panels,
 )
-from .style import figures_dir, save, use_style
+from .style import figures_dir, legible, save, use_style
 
 __all__ = [
     "use_style",
+    "legible",
     "figures_dir",
     "save",
     "METHODS",

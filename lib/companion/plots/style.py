@@ -9,7 +9,9 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import seaborn as sns
 
-__all__ = ["use_style", "figures_dir", "save"]
+from .methods import min_font_size
+
+__all__ = ["use_style", "figures_dir", "legible", "save"]
 
 
 _STYLE = "companion.mplstyle"
@@ -37,16 +39,39 @@ def figures_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "build" / "interactive" / "figures"
 
 
+def legible(fig, dpi: float | None = None):
+    """Raise every tick label and legend text of ``fig`` that would show below the
+    book's minimum text height (:func:`companion.plots.methods.min_font_size` for the
+    figure's width at ``dpi``, default the inline display's ``figure.dpi``) to that
+    size; larger text is left as it is. Returns ``fig``."""
+    dpi = plt.rcParams["figure.dpi"] if dpi is None else dpi
+    size = min_font_size(fig.get_figwidth(), dpi=dpi)
+    legends = list(fig.legends)
+    for ax in fig.axes:
+        for axis, labels in (("x", ax.get_xticklabels()), ("y", ax.get_yticklabels())):
+            if any(label.get_fontsize() < size for label in labels):
+                ax.tick_params(axis=axis, labelsize=size)
+        legends.append(ax.get_legend())
+    for legend in filter(None, legends):
+        for text in [*legend.get_texts(), legend.get_title()]:
+            if text.get_fontsize() < size:
+                text.set_fontsize(size)
+    return fig
+
+
 def save(fig, name: str) -> Path:
     """Write ``fig`` to ``<figures_dir>/<name>.png`` and return the path.
 
     ``name`` says what the figure reproduces, e.g. ``thesis_fig6_14_dis_variants_1d``.
-    PNG metadata carries no date, so the same figure gives the same bytes.
+    PNG metadata carries no date, so the same figure gives the same bytes. Tick
+    labels and legends are first made :func:`legible` at the book's size (the same
+    figure is then shown inline).
     """
     if not name or "/" in name or name.endswith(".png"):
         raise ValueError(
             f"name must be a bare figure name without '/' or '.png', got {name!r}"
         )
+    legible(fig)
     directory = figures_dir()
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.png"
