@@ -9,7 +9,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
-from companion import metrics, plots  # noqa: E402
+from companion import claims, metrics, plots  # noqa: E402
 from companion.studies import (  # noqa: E402
     composition,
     cormode,
@@ -17,10 +17,14 @@ from companion.studies import (  # noqa: E402
     gursoy,
     leakage,
     liang_yi_tables,
-    simrand as simrand_studies,
     synthesis,
+    thesis,
     thesis_basic,
+    thesis_comparison,
     thesis_variants,
+)
+from companion.studies import (
+    simrand as simrand_studies,
 )
 from dpnn import accounting, adversary, baselines, data, traversal, trees  # noqa: E402
 
@@ -684,3 +688,158 @@ def test_schedule_panels_and_audit_bars():
     widths = [bar.get_width() for bar in fig.axes[0].patches]
     assert widths == [0.75, 0.25]  # estimate and lower bound over the claim
     plt.close(fig)
+
+
+def test_variant_names_in_the_thesis_order():
+    assert thesis.variant_names([2], [4], [5], [20]) == [
+        "basic", "P2", "E4", "GS", "N5", "GS-N20"
+    ]  # fmt: skip
+
+
+def test_cmp_grid_counts_and_communication_points():
+    points = thesis_comparison.cmp_grid(
+        [100, 1000], ["basic", "E2"], ["GS"], ["benelux"], [1, 7], 50, [10, 20]
+    )
+    # 2 d x 2 variants x 2 ε, then 2 d x 2 ε at N = 1000, 2 ε on benelux, 2 N x 2
+    assert len(points) == 8 + 4 + 2 + 4
+    assert [p["n"] for p in points[:8]] == [100] * 8
+    assert points[8]["n"] == 1000 and points[8]["variant"] == "basic"
+    assert points[12]["dataset"] == "benelux" and points[12]["variant"] == "GS"
+    last = points[14:]
+    assert [p["n_queries"] for p in last] == [100] * 4
+    assert {p["epsilon"] for p in last} == {7} and {p["d"] for p in last} == {2}
+    assert all(p["utility"] == "cmp" for p in points)
+
+
+def test_communication_shares_of_the_whole_tree():
+    table = pd.DataFrame(
+        {
+            "dataset": ["uniform", "uniform", "uniform"],
+            "n_queries": [100, 100, 700],
+            "d": [2, 1, 2],
+            "N": [4, 4, 4],
+            "sent_fraction": [0.5, 0.5, 0.5],
+        }
+    )
+    rows = thesis_comparison.communication_shares(table)
+    # half of N = 4 values is 2 of the tree's 7
+    assert len(rows) == 1 and rows["sent_share"].iloc[0] == pytest.approx(2 / 7)
+
+
+def test_delta_moves_smaller_delta_costs_more(line):
+    _, tree = line
+    synthetic = pd.DataFrame(
+        {
+            "variant": ["basic", "E2", "GS"],
+            "epsilon": [1.0, 1.0, 1.0],
+            "tree_height": [tree.tree_height] * 3,
+        }
+    )
+    moved = thesis_comparison.delta_moves(synthetic, ["basic", "E2"], 64)
+    assert list(moved["variant"]) == ["basic", "E2"]
+    height = tree.tree_height
+    text = traversal.dptt_ledger(np.full(height, 1.0), "cmp").epsilon(1 / 64, "thesis")
+    assert moved["ε* (δ = 1/N)"].iloc[0] == text
+    assert np.all(moved["ratio"] >= 1)
+
+
+def test_archived_early_stopping_arithmetic():
+    synthetic = pd.DataFrame(
+        {
+            "d": [1, 1, 1, 2],
+            "variant": ["E8"] * 4,
+            "epsilon_thesis": [40.0, 60.0, 95.0, 40.0],
+            "top5": [0.5, 0.7, 0.9, 0.1],
+            "top5_se": [0.01, 0.02, 0.03, 0.04],
+        }
+    )
+    archived, near_50, past_90 = thesis_comparison.archived_early_stopping(
+        synthetic, 100_000, 8
+    )
+    values = archived["value"].to_numpy()
+    assert values[0] == 9  # ceil(log2 1e5) = 17 turns, less 8
+    keep = np.exp(values[1] / 2) / (1 + np.exp(values[1] / 2))
+    assert keep**9 == pytest.approx(0.95)
+    assert values[2] == accounting.br_composition([values[1]] * 9, 1e-5)
+    assert near_50["top5"] == 0.5 and past_90["top5"] == 0.9
+    assert list(values[4:]) == [0.5, 0.01, 0.9, 0.03]
+
+
+def test_panel_figures_select_the_dimension():
+    table = pd.DataFrame(
+        {
+            "d": [1, 1, 2, 2],
+            "variant": ["basic"] * 4,
+            "x": [1.0, 10.0, 1.0, 10.0],
+            "raw": [0.1, 0.2, 0.3, 0.4],
+            "raw_se": [0.01] * 4,
+            "top5": [0.5, 0.6, 0.7, 0.8],
+            "top5_se": [0.01] * 4,
+        }
+    )
+    specs = [
+        {"d": 2, "variants": ["basic"], "file": "two", "suptitle": "2-D"},
+        {"variants": ["basic"], "file": "both"},
+    ]
+    drawn = list(plots.panel_figures(table, specs, x="x", xlabel="x", geo=False))
+    assert [name for name, _ in drawn] == ["two", "both"]
+    line = drawn[0][1].axes[0].lines[0]
+    assert list(line.get_ydata()) == [0.3, 0.4]
+    assert len(drawn[1][1].axes[0].lines[0].get_ydata()) == 4
+    plt.close("all")
+
+
+def test_cmp_specs_files_and_geo_tables():
+    geo, block = {1: "g1", 2: "g2"}, {1: "b1", 2: "b2"}
+    specs = plots.cmp_variant_specs([4], [2, 8], [5], [20], geo, block)
+    assert [s["file"] for s in specs[:4]] == [
+        "thesis_fig6_19_cmp_parallel_1d",
+        "thesis_fig6_21_cmp_early_1d",
+        "thesis_fig6_24_cmp_neighbourhood_1d",
+        "thesis_fig6_26_cmp_gs_n_1d",
+    ]
+    assert specs[1]["geo_table"] == "b1" and specs[5]["geo_table"] == "b2"
+    assert specs[1]["geo_name"] == "GEO, 256 neighbours (top axis)"
+    assert specs[7]["variants"] == ["GS", "GS-N20"] and specs[7]["d"] == 2
+    real = plots.cmp_real_specs("benelux", 1234, ["basic"], ["E8"], [3e5, 3e2], "g")
+    assert [s["file"] for s in real] == [
+        "thesis_fig6_30_cmp_real_benelux",
+        "thesis_fig6_31_cmp_real_best_benelux",
+    ]
+    assert real[0]["suptitle"] == "DP-TT-CMP variants on benelux (N = 1,234)"
+    assert real[1]["geo_name"] == "GEO, Δ from 300000 to 300 m (top axis)"
+
+
+def test_communication_and_delta_panels_draw_every_curve():
+    communication = pd.DataFrame(
+        {"variant": ["basic", "basic"], "N": [10, 100], "sent_share": [0.5, 0.1]}
+    )
+    fig = plots.communication_panel(communication, ["basic"], [10, 100], 17)
+    ax = fig.axes[0]
+    assert list(ax.lines[0].get_ydata()) == [50.0, 10.0]
+    assert ax.get_title().endswith("per-step ε = 17")
+    moved = pd.DataFrame(
+        {
+            "d": [1, 2],
+            "variant": ["basic", "basic"],
+            "epsilon": [1.0, 1.0],
+            "ε* (δ = 1/N)": [2.0, 2.0],
+            "ε* (δ = N^-1.1)": [2.1, 2.1],
+            "top5": [0.4, 0.3],
+        }
+    )
+    fig = plots.delta_moves_panels(moved, ["basic"], 1000)
+    assert [len(ax.lines) for ax in fig.axes] == [2, 2]
+    assert fig.axes[1].get_title() == "(b) 2-D, N = 1,000"
+    plt.close("all")
+
+
+def test_departures_lists_only_the_claims_that_part():
+    ledger = pd.DataFrame(
+        {"id": ["a", "b", "c"], "verdict": [claims.AGREES, claims.PARTLY, "differs"]}
+    )
+    text = claims.departures(ledger, {"b": "Known."})
+    assert text == (
+        "**Where the thesis and this run part, and why.**\n\n"
+        "- **b** (partly): Known.\n- **c** (differs): Unexplained."
+    )

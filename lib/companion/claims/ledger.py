@@ -26,7 +26,7 @@ from . import (
     thesis_comparison,
     thesis_distance,
 )
-from .core import VERDICTS, Claim
+from .core import AGREES, VERDICTS, Claim
 
 __all__ = [
     "REGISTRY",
@@ -35,6 +35,7 @@ __all__ = [
     "judge",
     "view",
     "summary",
+    "departures",
     "page",
     "ledger_dir",
     "gather",
@@ -139,6 +140,17 @@ def summary(ledger: pd.DataFrame) -> pd.DataFrame:
     """How many claims of each source agree, partly agree, differ, can't compare."""
     counts = pd.crosstab(ledger["source"], ledger["verdict"])
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
+
+
+def departures(ledger: pd.DataFrame, causes: dict) -> str:
+    """Markdown listing every claim of ``ledger`` that does not fully agree, with its
+    verdict and its known cause from ``causes`` (by claim id; "Unexplained." if
+    none)."""
+    others = ledger[ledger["verdict"] != AGREES]
+    return "**Where the thesis and this run part, and why.**\n\n" + "\n".join(
+        f"- **{row.id}** ({row.verdict}): {causes.get(row.id, 'Unexplained.')}"
+        for row in others.itertuples()
+    )
 
 
 def _cell(text) -> str:

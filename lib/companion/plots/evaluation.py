@@ -9,7 +9,17 @@ from matplotlib.ticker import NullLocator
 from .dptt import labelled_scatter, tree_diagram
 from .methods import METHODS, method_style, min_font_size
 
-__all__ = ["variant_panels", "variant_walks_panels", "variant_accuracy_panels"]
+__all__ = [
+    "variant_panels",
+    "variant_walks_panels",
+    "variant_accuracy_panels",
+    "cmp_composed_axes",
+    "panel_figures",
+    "communication_panel",
+    "delta_moves_panels",
+    "cmp_variant_specs",
+    "cmp_real_specs",
+]
 
 
 def variant_panels(
@@ -176,3 +186,163 @@ def variant_accuracy_panels(accuracy, *, n_points, epsilon):
             axes[i, j].set_title(f"{d}-D, N = {n_points:,}, per-step ε = {epsilon:g}")
     fig.colorbar(axes[0, 0].collections[0], ax=axes, label="ln(composed ε, exact)")
     return fig
+
+
+def cmp_composed_axes(delta_exponent, geo_epsilon_star):
+    """The keywords of :func:`variant_panels` for DP-TT-CMP against its composed ε*
+    (the thesis's accounting at δ = N^-``delta_exponent``), and those of GEO's top
+    axis at level ``geo_epsilon_star``."""
+    composed = {
+        "x": "epsilon_thesis",
+        "xlabel": "composed ε* of one query\n(the thesis's accounting: Thm 2.13 at the "
+        "full per-step ε, δ = N^-%g)" % delta_exponent,
+        "geo": False,
+        "label": "DP-TT-CMP",
+    }
+    geo = {
+        "geo_x": "geo_epsilon",
+        "geo_xlabel": f"GEO: ε*/Δ per unit distance (ε* = {geo_epsilon_star:g})",
+    }
+    return composed, geo
+
+
+def panel_figures(table, specs, **common):
+    """For each spec in turn, its file name and the :func:`variant_panels` figure of
+    ``table`` (its rows of dimension ``spec["d"]`` when the spec has one).
+
+    A spec is a dict with ``file``, optional ``d`` and keywords of
+    :func:`variant_panels`; ``common`` are the keywords every figure shares.
+    """
+    for spec in specs:
+        spec = dict(spec)
+        name, d = spec.pop("file"), spec.pop("d", None)
+        rows = table if d is None else table[table["d"] == d]
+        yield name, variant_panels(rows, **common, **spec)
+
+
+def communication_panel(communication, variants, sizes, epsilon):
+    """Thesis Fig. 6.1: the share of the tree's 2N − 1 node values sent per query
+    against N, one curve per variant, on log-log axes, with the whole tree dashed."""
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for i, variant in enumerate(variants):
+        part = communication[communication["variant"] == variant].sort_values("N")
+        ax.plot(
+            part["N"],
+            100 * part["sent_share"],
+            marker="os^Dv"[i % 5],
+            color=plt.cm.tab20(i),
+            label=variant,
+        )
+    ax.plot(sizes, [100] * len(sizes), color="black", ls="--", label="whole tree")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="database size N",
+        ylabel="% of the tree's 2N − 1 node values sent per query",
+        title="Communication of DP-TT (thesis Fig. 6.1), 2-D, per-step ε = "
+        f"{epsilon:g}",
+    )
+    ax.legend(fontsize="x-small", ncol=2, loc="lower left")
+    return fig
+
+
+def delta_moves_panels(moved, variants, n):
+    """Top-5 accuracy of each variant against its composed ε* at δ = 1/N (solid) and
+    at δ = N^-1.1 (dotted), one panel per dimension (columns of
+    :func:`companion.studies.thesis_comparison.delta_moves`)."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, d in zip(axes, (1, 2)):
+        part = moved[moved["d"] == d]
+        for i, variant in enumerate(variants):
+            rows = part[part["variant"] == variant].sort_values("epsilon")
+            for column, style, delta in (
+                ("ε* (δ = 1/N)", {"marker": "o", "ms": 3}, "1/N"),
+                ("ε* (δ = N^-1.1)", {"ls": ":", "marker": "x", "ms": 4}, "N^-1.1"),
+            ):
+                ax.plot(
+                    rows[column],
+                    rows["top5"],
+                    color=f"C{i}",
+                    label=f"{variant}, δ = {delta}",
+                    **style,
+                )
+        ax.set(
+            xscale="log",
+            xlabel="composed ε* of one query (the thesis's accounting)",
+            ylabel="top-5 accuracy",
+            title=f"({'ab'[d - 1]}) {d}-D, N = {n:,}",
+            ylim=(-0.02, 1.02),
+        )
+        ax.legend(fontsize="xx-small", ncol=2, loc="upper left")
+    fig.suptitle(
+        "DP-TT-CMP at the companion's δ = 1/N and the thesis code's δ = N^-1.1"
+    )
+    return fig
+
+
+def cmp_variant_specs(
+    p_splits, e_splits, neighbourhoods, gsn_neighbourhoods, geo, block
+):
+    """The :func:`panel_figures` specs of thesis Figs. 6.19-6.22 and 6.24-6.27 (P, E,
+    N and GS-N against basic or GS, 1-D then 2-D) with GEO on the top axis: ``geo[d]``,
+    or for E ``block[d]``, GEO releasing as many neighbours as E8."""
+    specs = []
+    for d in (1, 2):
+        top = {"geo_table": geo[d], "geo_name": "GEO (top axis)"}
+        specs += [
+            {
+                "d": d,
+                "variants": ["basic"] + [f"P{s}" for s in p_splits],
+                "file": f"thesis_fig6_{19 if d == 1 else 20}_cmp_parallel_{d}d",
+                "suptitle": f"DP-TT-CMP P, {d}-D",
+                **top,
+            },
+            {
+                "d": d,
+                "variants": ["basic"] + [f"E{s}" for s in e_splits],
+                "file": f"thesis_fig6_{21 if d == 1 else 22}_cmp_early_{d}d",
+                "suptitle": f"DP-TT-CMP E, {d}-D",
+                "geo_table": block[d],
+                "geo_name": f"GEO, {2 ** max(e_splits)} neighbours (top axis)",
+            },
+            {
+                "d": d,
+                "variants": ["basic"] + [f"N{b}" for b in neighbourhoods],
+                "file": f"thesis_fig6_{24 if d == 1 else 25}_cmp_neighbourhood_{d}d",
+                "suptitle": f"DP-TT-CMP N, {d}-D",
+                **top,
+            },
+            {
+                "d": d,
+                "variants": ["GS"] + [f"GS-N{b}" for b in gsn_neighbourhoods],
+                "file": f"thesis_fig6_{26 if d == 1 else 27}_cmp_gs_n_{d}d",
+                "suptitle": f"DP-TT-CMP GS-N, {d}-D",
+                **top,
+            },
+        ]
+    return specs
+
+
+def cmp_real_specs(name, n, variants, best, sensitivities, geo_table):
+    """The :func:`panel_figures` specs of thesis Figs. 6.30-6.31 on the real dataset
+    ``name`` of size ``n``: ``variants``, then the ``best`` ones, with GEO over the
+    radii ``sensitivities`` (metres) on the top axis."""
+    top = {
+        "geo_table": geo_table,
+        "geo_name": f"GEO, Δ from {max(sensitivities):g} "
+        f"to {min(sensitivities):g} m (top axis)",
+    }
+    return [
+        {
+            "variants": variants,
+            "file": f"thesis_fig6_30_cmp_real_{name}",
+            "suptitle": f"DP-TT-CMP variants on {name} (N = {n:,})",
+            **top,
+        },
+        {
+            "variants": best,
+            "file": f"thesis_fig6_31_cmp_real_best_{name}",
+            "suptitle": f"Best DP-TT-CMP variants on {name}",
+            **top,
+        },
+    ]

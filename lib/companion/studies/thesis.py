@@ -47,6 +47,7 @@ __all__ = [
     "DEFAULTS",
     "levels_table",
     "value_at",
+    "variant_names",
 ]
 
 DEFAULTS = {
@@ -69,6 +70,19 @@ def grid(**axes) -> list[dict]:
     return [
         {**DEFAULTS, **dict(zip(names, combo))} for combo in itertools.product(*values)
     ]
+
+
+def variant_names(p_splits, e_splits, neighbourhoods, gsn_neighbourhoods) -> list:
+    """The swept variants in the thesis's order: basic, P with each split count, E
+    with each, GS, N with each neighbourhood size, GS-N with each."""
+    return (
+        ["basic"]
+        + [f"P{s}" for s in p_splits]
+        + [f"E{s}" for s in e_splits]
+        + ["GS"]
+        + [f"N{b}" for b in neighbourhoods]
+        + [f"GS-N{b}" for b in gsn_neighbourhoods]
+    )
 
 
 def _point_seed(point: dict, seed: int) -> np.random.SeedSequence:
