@@ -63,6 +63,22 @@ def _figure_names(code: str) -> tuple[set, list]:
     return literals, patterns
 
 
+def _plot_sources(code: list[str]) -> list[str]:
+    """The source of every :mod:`companion.plots` function a notebook's code calls
+    (``plots.name(...)``): figure names built there from a spec count as the
+    notebook's."""
+    import inspect
+    import re
+
+    from companion import plots
+
+    called = set(re.findall(r"\bplots\.(\w+)\(", "\n".join(code)))
+    return [
+        inspect.getsource(getattr(plots, name))
+        for name in sorted(called & set(plots.__all__))
+    ]
+
+
 def select(names: list[str], available: dict) -> list[str]:
     """The notebooks meant by ``names``: numbers (``05``), unique prefixes, names or
     paths."""
@@ -90,9 +106,10 @@ def catalog(root: Path | None = None) -> list[dict]:
     """One row per notebook: its name, title, parameters and the figures it writes.
 
     A notebook's figures are the ``plots.save`` names in its code, plus every PNG of the
-    committed ``figures/`` whose name is a string in the code or matches one of its
-    f-strings (``f"thesis_fig{number}_basic_dis_geo_{d}d"``), so names built at run time
-    are listed too.
+    committed ``figures/`` whose name is a string in the code, or in a
+    :mod:`companion.plots` function it calls, or matches one of their f-strings
+    (``f"thesis_fig{number}_basic_dis_geo_{d}d"``), so names built at run time are
+    listed too.
     """
     import re
 
@@ -108,7 +125,7 @@ def catalog(root: Path | None = None) -> list[dict]:
         saved = re.findall(
             r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", "\n".join(code)
         )
-        literals, patterns = _figure_names(code)
+        literals, patterns = _figure_names(code + _plot_sources(code))
         found = {
             name
             for name in committed
