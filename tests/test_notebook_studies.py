@@ -21,6 +21,7 @@ from companion.studies import (  # noqa: E402
     thesis,
     thesis_basic,
     thesis_comparison,
+    thesis_distance,
     thesis_variants,
 )
 from companion.studies import (
@@ -832,6 +833,83 @@ def test_communication_and_delta_panels_draw_every_curve():
     assert [len(ax.lines) for ax in fig.axes] == [2, 2]
     assert fig.axes[1].get_title() == "(b) 2-D, N = 1,000"
     plt.close("all")
+
+
+def test_dis_grid_counts_in_order():
+    points = thesis_distance.dis_grid(
+        [100, 1000], ["basic", "GS"], ["E8"], ["benelux"], 1.0, [1e9, 1e3], [3e2], 50
+    )
+    # 2 d x 2 variants x 2 Δ, then 2 d x 2 Δ at N = 1000, 1 Δ on benelux
+    assert len(points) == 8 + 4 + 1
+    assert [p["sensitivity"] for p in points[:4]] == [1e9, 1e3] * 2
+    assert [p["variant"] for p in points[:4]] == ["basic", "basic", "GS", "GS"]
+    assert points[8]["n"] == 1000 and points[-1]["dataset"] == "benelux"
+    assert all(p["utility"] == "dis" and p["n_queries"] == 50 for p in points)
+
+
+def test_with_distance_axes_and_preview():
+    table = pd.DataFrame(
+        {
+            "sensitivity": [1e3, 1e5],
+            "epsilon_thesis": [10.0, 10.0],
+            "epsilon_pld": [8.0, 8.0],
+        }
+    )
+    wide = thesis_distance.with_distance_axes(table)
+    assert list(wide["ε*/Δ"]) == [1e-2, 1e-4] and list(wide["ε_PLD/Δ"]) == [8e-3, 8e-5]
+    assert list(wide["Δ"]) == [1e3, 1e5] and "Δ" not in table
+    columns = ["dataset", "N", "d", "variant", "raw", "top5", "geo_raw", "geo_top5"]
+    full = wide.assign(**{c: 0.12345 for c in columns + ["released"]})
+    preview = thesis_distance.sweep_preview(full, rows=1)
+    assert len(preview) == 1 and preview["raw"].iloc[0] == 0.123
+
+
+def test_composed_budgets_basic_and_greedy():
+    budgets = thesis_distance.composed_budgets(["basic", "GS"], 4, 1.0, 100)
+    basic = traversal.dptt_ledger(np.full(4, 1.0), "dis")
+    assert budgets.loc["basic", "ε* (δ = 1/N)"] == basic.epsilon(0.01, "thesis")
+    assert budgets.loc["basic", "PLD (δ = 1/N)"] == basic.epsilon(0.01, "pld")
+    # GS composes h(h+1)/2 = 10 steps against basic's 4
+    assert budgets.loc["GS", "ε* (δ = 1/N)"] > budgets.loc["basic", "ε* (δ = 1/N)"]
+    assert np.all(budgets["code / text"] >= 1)
+
+
+def test_level_reached_interpolates_in_log_x():
+    curve = pd.DataFrame({"x": [1e-4, 1e-2, 1e-3], "top5": [0.2, 0.8, 0.4]})
+    # 0.5 is a quarter of the way from 0.4 at 1e-3 to 0.8 at 1e-2, in log10(x)
+    level = thesis_distance.level_reached(curve, "x", "top5", 0.5)
+    assert level == pytest.approx(10**-2.75)
+    assert thesis_distance.level_reached(curve, "x", "top5", 0.1) == pytest.approx(1e-4)
+    assert np.isnan(thesis_distance.level_reached(curve, "x", "top5", 0.9))
+
+
+def test_dis_figure_specs_numbers_and_comparison_without_geo():
+    specs = plots.dis_figure_specs({"P": ["basic", "P2"], "variants": ["basic"]}, 10)
+    assert [s["file"] for s in specs] == [
+        "thesis_fig6_5_dis_parallel_1d",
+        "thesis_fig6_14_dis_comparison_1d",
+        "thesis_fig6_6_dis_parallel_2d",
+        "thesis_fig6_15_dis_comparison_2d",
+    ]
+    assert specs[3]["suptitle"] == "DP-TT-DIS variants, 2-D, N = 10"
+    assert specs[3]["geo"] is False and "geo" not in specs[0]
+
+
+def test_pld_comparison_panels_legend_gives_the_budget():
+    synthetic = pd.DataFrame(
+        {
+            "d": [1, 2],
+            "variant": ["basic", "basic"],
+            "ε_PLD/Δ": [1e-4, 1e-4],
+            "top5": [0.5, 0.4],
+            "top5_se": [0.01, 0.01],
+        }
+    )
+    used = pd.DataFrame({"epsilon_pld": [12.34]}, index=["basic"])
+    fig = plots.pld_comparison_panels(synthetic, ["basic"], used, 100)
+    labels = fig.axes[0].get_legend_handles_labels()[1]
+    assert labels == ["basic (PLD ε* = 12.3)"]
+    plt.close(fig)
 
 
 def test_departures_lists_only_the_claims_that_part():

@@ -19,6 +19,8 @@ __all__ = [
     "delta_moves_panels",
     "cmp_variant_specs",
     "cmp_real_specs",
+    "dis_figure_specs",
+    "pld_comparison_panels",
 ]
 
 
@@ -346,3 +348,61 @@ def cmp_real_specs(name, n, variants, best, sensitivities, geo_table):
             **top,
         },
     ]
+
+
+_DIS_FIGURES = {
+    "P": (5, "parallel"),
+    "E": (7, "early"),
+    "N": (10, "neighbourhood"),
+    "GS-N": (12, "gs_n"),
+    "variants": (14, "comparison"),
+}
+
+
+def dis_figure_specs(families: dict, n: int) -> list[dict]:
+    """The :func:`panel_figures` specs of DP-TT-DIS figures, 1-D then 2-D, for each
+    family in turn: ``families`` maps P, E, N, GS-N or ``variants`` (the comparison,
+    without GEO) to the variants drawn, giving thesis Figs. 6.5-6.8 and 6.10-6.15."""
+    specs = []
+    for d in (1, 2):
+        for kind, variants in families.items():
+            first, slug = _DIS_FIGURES[kind]
+            spec = {
+                "d": d,
+                "variants": variants,
+                "file": f"thesis_fig6_{first + d - 1}_dis_{slug}_{d}d",
+                "suptitle": f"DP-TT-DIS {kind}, {d}-D, N = {n:,}",
+            }
+            specs.append(spec | ({"geo": False} if kind == "variants" else {}))
+    return specs
+
+
+def pld_comparison_panels(synthetic, variants, used, n):
+    """Top-5 accuracy of each variant against its exact composed budget per unit
+    distance ``ε_PLD/Δ``, one panel per dimension; the legend gives each variant's
+    PLD ε* (``used.loc[variant, "epsilon_pld"]``)."""
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
+    for ax, d in zip(axes, (1, 2)):
+        part = synthetic[synthetic["d"] == d]
+        for i, variant in enumerate(variants):
+            rows = part[part["variant"] == variant].sort_values("ε_PLD/Δ")
+            ax.errorbar(
+                rows["ε_PLD/Δ"],
+                rows["top5"],
+                yerr=rows["top5_se"],
+                color=f"C{i}",
+                marker="o",
+                ms=3,
+                capsize=2,
+                label=f"{variant} (PLD ε* = {used.loc[variant, 'epsilon_pld']:.1f})",
+            )
+        ax.set(
+            xscale="log",
+            xlabel="exact composed budget per unit distance ε_PLD/Δ (δ = 1/N)",
+            ylabel="top-5 accuracy",
+            title=f"({'ab'[d - 1]}) {d}-D, top-5",
+            ylim=(-0.02, 1.02),
+        )
+        ax.legend(fontsize="x-small", loc="upper left")
+    fig.suptitle(f"DP-TT-DIS variants against the exact composed budget, N = {n:,}")
+    return fig
