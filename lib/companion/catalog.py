@@ -34,9 +34,10 @@ def notebook_paths(root: Path) -> list[Path]:
     return sorted(p for p in (root / "notebooks").glob("[0-9][0-9]*_*.ipynb"))
 
 
-def _figure_names(code: str) -> tuple[set, list]:
+def _figure_names(code: list[str], min_prefix: int = 4) -> tuple[set, list]:
     """String literals and f-string patterns (as regular expressions) in a notebook's
-    code."""
+    code; an f-string counts when its fixed prefix has ``min_prefix`` characters or
+    more."""
     import ast
     import re
 
@@ -53,7 +54,7 @@ def _figure_names(code: str) -> tuple[set, list]:
                 isinstance(node, ast.JoinedStr)
                 and node.values
                 and isinstance(node.values[0], ast.Constant)
-                and len(node.values[0].value) >= 4
+                and len(node.values[0].value) >= min_prefix
             ):  # a figure name starts with a fixed prefix
                 parts = [
                     re.escape(v.value) if isinstance(v, ast.Constant) else ".+"
@@ -125,7 +126,12 @@ def catalog(root: Path | None = None) -> list[dict]:
         saved = re.findall(
             r"plots\.save\(\s*\w+\s*,\s*[\"']([\w\-]+)[\"']", "\n".join(code)
         )
-        literals, patterns = _figure_names(code + _plot_sources(code))
+        literals, patterns = _figure_names(code)
+        # in the library, only names with a long fixed prefix (``thesis_fig6_``): its
+        # short f-strings are column names (``geo_{metric}``)
+        from_plots, plot_patterns = _figure_names(_plot_sources(code), min_prefix=10)
+        literals |= from_plots
+        patterns += plot_patterns
         found = {
             name
             for name in committed
