@@ -176,7 +176,7 @@ def _plain(markup: str) -> str:
 
 #: Chapters some of whose figures have no "Figure ..." caption paragraph yet: their alt
 #: text names the figure's number and chapter.
-UNCAPTIONED = {"09_dp_knn_classification"}
+UNCAPTIONED: set[str] = set()
 
 
 def test_every_figures_alt_text_is_its_caption(site):
