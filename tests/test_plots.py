@@ -193,6 +193,11 @@ def test_recall_panel_data_splits_series_errors_and_references():
         errors["α = π/2, k = 16"]["SimRand"], [1.96 * 0.01, 1.96 * 0.02]
     )
     assert references["α = π/4, k = 16"] == {"SimHash, no noise": 0.9, "chance": 0.01}
+    # the chapter's letter for a column (notebook 12 writes m for the number of bits)
+    renamed, _, _ = plots.recall_panel_data(
+        pd.DataFrame(rows), ["alpha/pi", "k"], 0.01, ["SimRand"], symbols={"k": "m"}
+    )
+    assert list(renamed) == ["α = π/4, m = 16", "α = π/2, m = 16"]
 
 
 def test_adversary_helpers_draw_their_lines_without_changing_rcparams():

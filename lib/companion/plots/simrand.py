@@ -42,7 +42,7 @@ def pi_fraction(fraction) -> str:
     )
 
 
-def recall_panel_data(table, by, chance, private, *, z=1.96):
+def recall_panel_data(table, by, chance, private, *, z=1.96, symbols=None):
     """The inputs of :func:`recall_panels` from a long recall table.
 
     ``table`` has columns ``method``, ``epsilon``, ``recall``, ``se`` and the
@@ -50,13 +50,18 @@ def recall_panel_data(table, by, chance, private, *, z=1.96):
     titled as an angle, ``α = π/8``). The ``private`` methods become series over
     epsilon with error bars of ``z`` standard errors; every other method (a
     non-private ceiling, constant in epsilon) and ``chance`` become dashed
-    references. Returns ``(panels, errors, references)``.
+    references. ``symbols`` maps a column of ``by`` to the letter its titles use
+    (``{"k": "m"}``: the chapter writes m for the number of bits). Returns
+    ``(panels, errors, references)``.
     """
+    symbols = symbols or {}
     panels, errors, references = {}, {}, {}
     for key, group in table.groupby(list(by)):
         key = key if isinstance(key, tuple) else (key,)
         title = ", ".join(
-            f"α = {pi_fraction(value)}" if name == "alpha/pi" else f"{name} = {value:g}"
+            f"α = {pi_fraction(value)}"
+            if name == "alpha/pi"
+            else f"{symbols.get(name, name)} = {value:g}"
             for name, value in zip(by, key)
         )
         mine = group[group["method"].isin(private)]
