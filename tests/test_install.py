@@ -55,7 +55,10 @@ def fake_python(folder: Path, name: str, version: str) -> Path:
 
 def make(target: str, tmp_path: Path, *settings: str, path_first: Path | None = None):
     env = {
-        k: v for k, v in os.environ.items() if k not in {"PYTHON", "VENV", "MAKEFLAGS"}
+        k: v
+        for k, v in os.environ.items()
+        # a make of its own, not a sub-make of `make test` (MAKELEVEL: "make[1]:")
+        if k not in {"PYTHON", "VENV", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
     }
     if path_first is not None:  # PYTHON unset: make picks the first that runs on PATH
         env["PATH"] = f"{path_first}:/usr/bin:/bin"
