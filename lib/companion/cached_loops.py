@@ -15,7 +15,7 @@ import numpy as np
 
 from dpnn._validation import positive_int
 
-__all__ = ["run_cases", "resumable", "code_version", "default_cache_dir"]
+__all__ = ["READERS", "run_cases", "resumable", "code_version", "default_cache_dir"]
 
 
 def default_cache_dir():
@@ -25,9 +25,16 @@ def default_cache_dir():
     return Path(__file__).resolve().parents[2] / "build" / "cache"
 
 
+#: Folders of ``companion`` whose code reads results but never computes one: the
+#: claims (but for :mod:`companion.claims.inference`, which studies call) and the
+#: figures. An edit there leaves every cached result valid.
+READERS = ("companion/claims/", "companion/plots/")
+
+
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """A digest of every source file of the ``dpnn`` and ``companion`` packages.
+    """A digest of every source file of the ``dpnn`` and ``companion`` packages that
+    can change a result (all but :data:`READERS`).
 
     Part of every on-disk cache key (:func:`companion.studies.thesis.run_grid`,
     :func:`run_cases`): joblib's cache notices a change of the cached function's own
@@ -41,7 +48,10 @@ def code_version() -> str:
     digest = hashlib.sha256()
     for package in ("dpnn", "companion"):
         for path in sorted((lib / package).rglob("*.py")):
-            digest.update(path.relative_to(lib).as_posix().encode())
+            name = path.relative_to(lib).as_posix()
+            if name.startswith(READERS) and name != "companion/claims/inference.py":
+                continue
+            digest.update(name.encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()[:16]
 

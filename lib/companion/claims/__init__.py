@@ -9,6 +9,7 @@ ledger files (:mod:`.ledger`). Judging reads aggregate result tables only.
 from .core import (
     AGREES,
     DIFFERS,
+    INCONCLUSIVE,
     NOT_COMPARABLE,
     PARTLY,
     VERDICTS,
@@ -21,12 +22,19 @@ from .inference import (
     clustered_mean,
     corrected_resampled_ttest,
     crossed_mean,
-    cv_better,
     holm,
     matched_epsilon,
     matched_epsilon_interval,
     median_gap,
     outcome_at,
+)
+from .judges import (
+    above,
+    cv_better,
+    difference_within,
+    overtakes,
+    ratio_within,
+    value_within,
 )
 from .ledger import (
     REGISTRY,
@@ -42,25 +50,12 @@ from .ledger import (
     view,
     write_ledger,
 )
-from .rules import (
-    CEILING,
-    FLOOR,
-    THESIS_QUERIES,
-    Curve,
-    Z,
-    above,
-    curve,
-    difference_within,
-    informative,
-    overtakes,
-    ratio_within,
-    source_se,
-    value_within,
-)
+from .rules import ALPHA, CEILING, FLOOR, MARGIN, Curve, curve, informative
 
 __all__ = [
     "AGREES",
     "DIFFERS",
+    "INCONCLUSIVE",
     "NOT_COMPARABLE",
     "PARTLY",
     "VERDICTS",
@@ -89,10 +84,10 @@ __all__ = [
     "summary",
     "view",
     "write_ledger",
+    "ALPHA",
     "CEILING",
     "FLOOR",
-    "THESIS_QUERIES",
-    "Z",
+    "MARGIN",
     "Curve",
     "above",
     "curve",
@@ -100,6 +95,5 @@ __all__ = [
     "informative",
     "overtakes",
     "ratio_within",
-    "source_se",
     "value_within",
 ]

@@ -22,12 +22,15 @@ __all__ = [
     "AGREES",
     "PARTLY",
     "DIFFERS",
+    "INCONCLUSIVE",
 ]
 
 AGREES, PARTLY, DIFFERS = "agrees", "partly", "differs"
-NOT_COMPARABLE = "not comparable"
-#: The four verdicts, in the ledger's order.
-VERDICTS = (AGREES, PARTLY, DIFFERS, NOT_COMPARABLE)
+INCONCLUSIVE, NOT_COMPARABLE = "inconclusive", "not comparable"
+#: The five verdicts, in the ledger's order: the data support the claim at the
+#: stated level; named parts agree and others differ; the data contradict it; the
+#: data cannot tell at this size; no run can test it here.
+VERDICTS = (AGREES, PARTLY, DIFFERS, INCONCLUSIVE, NOT_COMPARABLE)
 
 
 @dataclass(frozen=True)
@@ -70,20 +73,26 @@ def not_comparable(why: str, numbers: str = "") -> Verdict:
 def combine(parts: Mapping[str, Verdict]) -> Verdict:
     """One verdict from the verdicts of a claim's parts (its statements or metrics).
 
-    All parts alike give that verdict (so all not comparable gives not comparable);
-    anything else is ``partly``, naming each part's verdict (past six parts, the
-    counts and the parts that do not agree).
+    A claim holds when every part holds, so: parts that cannot be compared are left
+    out (all of them not comparable gives not comparable); all the rest agreeing
+    gives agrees; some part agreeing (or partly) while another differs (or partly)
+    gives partly; a part differing and none agreeing gives differs; otherwise
+    (agreeing parts beside inconclusive ones, or all inconclusive) inconclusive.
+    The why names each part's verdict (past six parts, the counts and the parts
+    that do not agree).
     """
     if not parts:
         raise ValueError("parts must hold at least one part")
-    words = {v.word for v in parts.values()}
+    words = [v.word for v in parts.values() if v.word != NOT_COMPARABLE] or [
+        NOT_COMPARABLE
+    ]
     numbers = "; ".join(
         f"{name}: {v.numbers}" for name, v in parts.items() if v.numbers
     )
-    if len(parts) > 6 and len(words) == 1:
-        return Verdict(words.pop(), f"all {len(parts)} parts alike", numbers)
-    if len(words) == 1:
-        word = words.pop()
+    word = _combined_word(set(words))
+    if len({v.word for v in parts.values()}) == 1:
+        if len(parts) > 6:
+            return Verdict(word, f"all {len(parts)} parts alike", numbers)
         why = "; ".join(f"{name}: {v.why}" for name, v in parts.items() if v.why)
         return Verdict(word, why, numbers)
     if len(parts) > 6:  # many scenarios: count them, name those that do not agree
@@ -92,9 +101,22 @@ def combine(parts: Mapping[str, Verdict]) -> Verdict:
         others = ", ".join(
             f"{name} {v.word}" for name, v in parts.items() if v.word != AGREES
         )
-        return Verdict(PARTLY, f"{counts} of {len(parts)} parts; {others}", numbers)
+        return Verdict(word, f"{counts} of {len(parts)} parts; {others}", numbers)
     why = "; ".join(
         f"{name} {v.word}" + (f" ({v.why})" if v.why else "")
         for name, v in parts.items()
     )
-    return Verdict(PARTLY, why, numbers)
+    return Verdict(word, why, numbers)
+
+
+def _combined_word(words: set) -> str:
+    """The verdict of a claim whose comparable parts have the verdicts ``words``."""
+    if words == {AGREES} or words == {NOT_COMPARABLE}:
+        return words.pop()
+    supported = bool(words & {AGREES, PARTLY})
+    contradicted = bool(words & {DIFFERS, PARTLY})
+    if supported and contradicted:
+        return PARTLY
+    if contradicted:
+        return DIFFERS
+    return INCONCLUSIVE

@@ -11,7 +11,7 @@ import pandas as pd
 
 from .rules import CEILING, FLOOR
 
-__all__ = ["per_fold", "ratio", "corrected_se", "fold_differences"]
+__all__ = ["per_fold", "ratio", "corrected_se", "fold_differences", "estimates"]
 
 
 def per_fold(table: pd.DataFrame, keys, value: str = "accuracy") -> pd.DataFrame:
@@ -58,3 +58,14 @@ def fold_differences(
         d = part[a] - part[b] if higher else part[b] - part[a]
         out[prefix + " ".join(map(str, key))] = d.to_numpy(float)
     return out
+
+
+def estimates(family: dict) -> tuple[list, np.ndarray, np.ndarray, int]:
+    """The settings of ``family`` (:func:`fold_differences`), each one's mean over
+    the folds, its corrected standard error (:func:`corrected_se`) and the fewest
+    folds' degrees of freedom (folds - 1), for the rules' one-sided t-tests."""
+    names = list(family)
+    means = np.array([np.mean(family[k]) for k in names])
+    errors = np.array([corrected_se(family[k]) for k in names])
+    df = min(len(family[k]) for k in names) - 1 if names else 1
+    return names, means, errors, df

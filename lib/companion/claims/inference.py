@@ -5,9 +5,9 @@
   corrected resampled t-test of Nadeau and Bengio (Machine Learning 52, 2003):
   the variance of the mean difference over ``J`` train/test splits is inflated
   from ``s^2 / J`` to ``(1 / J + n_test / n_train) s^2``.
-* Several datasets or budgets of one finding are several tests:
+* A claim "at some setting" of several datasets or budgets is several tests:
   :func:`holm` adjusts their p-values (Holm 1979, step-down), controlling the
-  family-wise error rate.
+  family-wise error rate (a claim at *every* setting needs no correction).
 * Recall over random projections varies between projections as well as between
   queries: :func:`clustered_mean` gives the standard error of the mean over
   projections, each projection's queries averaged first.
@@ -25,8 +25,6 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from .core import AGREES, DIFFERS, PARTLY, Verdict
-
 __all__ = [
     "corrected_resampled_ttest",
     "holm",
@@ -34,7 +32,6 @@ __all__ = [
     "crossed_mean",
     "matched_epsilon",
     "matched_epsilon_interval",
-    "cv_better",
     "outcome_at",
     "median_gap",
 ]
@@ -189,42 +186,6 @@ def matched_epsilon_interval(
         found, [(1 - level) / 2, (1 + level) / 2], method="inverted_cdf"
     )
     return matched_epsilon(t.mean(), grid.mean(axis=0), eps), float(low), float(high)
-
-
-def cv_better(
-    differences: dict, n_train: int, n_test: int, alpha: float = 0.05
-) -> Verdict:
-    """Claim: method A beats B on every dataset/budget of a finding (cross-validated).
-
-    ``differences`` maps each dataset or budget to the fold differences A - B. Each
-    gets the corrected resampled t-test; the p-values are Holm-adjusted across the
-    finding. A setting holds where A is better and the adjusted p < ``alpha``, is
-    opposite where B is better and adjusted p < ``alpha``, level otherwise; agrees
-    when all hold, differs when none does, partly otherwise.
-    """
-    if not differences:
-        raise ValueError("differences must name at least one dataset or budget")
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    names = list(differences)
-    tests = [corrected_resampled_ttest(differences[k], n_train, n_test) for k in names]
-    adjusted = holm([p for _, p in tests])
-    outcome = {
-        k: ("holds" if t > 0 else "opposite") if q < alpha else "level"
-        for k, (t, _), q in zip(names, tests, adjusted)
-    }
-    numbers = "; ".join(
-        f"{k}: mean {np.mean(differences[k]):+.3f}, t {t:.2f}, Holm p {q:.3f}"
-        for k, (t, _), q in zip(names, tests, adjusted)
-    )
-    held = [k for k in names if outcome[k] == "holds"]
-    why = "; ".join(
-        outcome_at(o, [k for k in names if outcome[k] == o], len(names))
-        for o in ("holds", "opposite", "level")
-        if o in outcome.values()
-    )
-    word = AGREES if len(held) == len(names) else DIFFERS if not held else PARTLY
-    return Verdict(word, why, numbers)
 
 
 def outcome_at(outcome: str, settings: list, total: int) -> str:

@@ -5,14 +5,22 @@
 and ``seed``. Errors are heavy-tailed and the runs share a few trajectories, so a
 comparison is of medians with a cluster bootstrap interval over trajectories
 (:func:`companion.claims.inference.median_gap`, 95%): an ordering holds where the
-interval excludes zero in the stated direction, is contradicted where it excludes
-zero the other way, and is level otherwise. The paper gives no sampling error of
-its own (25 runs on 50 trajectories).
+interval excludes zero in the stated direction (a one-sided test at 2.5%), is
+contradicted where it excludes zero the other way, and is inconclusive otherwise
+(the interval straddles zero: the data cannot tell at this size).
 """
 
 from __future__ import annotations
 
-from .core import AGREES, DIFFERS, Claim, Verdict, combine, not_comparable
+from .core import (
+    AGREES,
+    DIFFERS,
+    INCONCLUSIVE,
+    Claim,
+    Verdict,
+    combine,
+    not_comparable,
+)
 from .inference import median_gap
 
 __all__ = ["NOTEBOOK", "SOURCE", "EXISTS", "CLAIMS"]
@@ -35,8 +43,9 @@ def _ordering(runs, better, worse, value, seed, higher=False) -> Verdict:
     )
     if low > 0:
         return Verdict(AGREES, "", numbers)
-    why = "reversed beyond the interval" if high < 0 else "level within the interval"
-    return Verdict(DIFFERS, why, numbers)
+    if high < 0:
+        return Verdict(DIFFERS, "reversed beyond the interval", numbers)
+    return Verdict(INCONCLUSIVE, "the interval straddles zero", numbers)
 
 
 def _at(table, column, pick):

@@ -1,33 +1,49 @@
 """The rules that turn a sweep's numbers into a verdict on a source's words.
 
-Every rule judges a *curve* (accuracy against a budget, with a standard error per
-point) across the whole **informative range** of the sweep, never at one chosen
-point. A budget is informative when the compared curves are neither both at the
-floor (accuracy at most ``FLOOR`` = 0.05) nor both at the ceiling (at least
-``CEILING`` = 0.95): there every method looks alike whatever the claim. Curves on
-different grids are compared on the union of their budgets inside the common
-range, each interpolated linearly in log10 of the budget (as
-:func:`companion.studies.thesis.at_level`); the x-axis is a *composed* budget, so two
-methods are compared at equal composed privacy.
+Every rule judges a *curve* (a measure against a budget, with a standard error per
+point) at the budgets where **both compared curves were measured**, never at an
+interpolated point, and over the **informative range** only: a budget where both
+accuracies are at the floor (at most ``FLOOR`` = 0.05) or both at the ceiling (at
+least ``CEILING`` = 0.95) tells no method from another and is left out. The
+x-axis is a *composed* budget, so two methods are compared at equal composed
+privacy.
 
-At each informative budget a point is ``holds``, ``opposite`` or ``level``:
+At each informative budget two one-sided tests at level ``ALPHA`` = 0.05 are run
+on our estimate and its standard error (normal, or Student's t when the curve
+carries the degrees of freedom of errors from few replicates):
 
-* a claim that an effect **exists** ("A is better than B") holds where the
-  difference is in the stated direction by more than ``Z`` = 2 of our standard
-  errors, and is opposite where it goes the other way by more than ``Z`` standard
-  errors of the *total* uncertainty: ours and the source's own sampling error
-  (the thesis's archived script averages 50 queries per point, so a proportion
-  ``p`` it reports has standard error ``sqrt(p (1 - p) / 50)``);
-* a claim of a **value** ("about 90%", "a small gain", "roughly doubles": the
-  words give a band ``[lo, hi]``) holds where the distance from our estimate to
-  the band is at most ``Z`` of our standard errors, and is opposite where it is
-  more than ``Z`` total standard errors.
+* a claim that an effect **exists** ("A is better than B", ``d > 0``) *holds*
+  there when the test rejects "not better" (``d <= 0``); it is *opposite* when
+  the test rejects "better by at least the margin" (``d >= margin``, the smallest
+  effect the claim could mean; ``MARGIN`` = 0.05 of accuracy unless the claim
+  says otherwise), so a reversed or a negligible effect contradicts it;
+* a claim of a **value** ("about 85%", "a small gain", "does not change": the
+  words give a band ``[lo, hi]``) *holds* where the two one-sided tests of the
+  equivalence test (TOST) both reject, i.e. the ``1 - 2 ALPHA`` confidence
+  interval lies inside the band; it is *opposite* where the test of "inside the
+  band" rejects (the interval lies outside it, Bonferroni over the band's finite
+  ends).
 
-Over the range: no informative budget gives **not comparable**; the claim
-**agrees** when it holds at half the informative budgets or more and is opposite
-at none; it **differs** when it holds at none; otherwise it **partly** agrees,
-and the verdict says where it holds. The standard errors of two curves are
-combined as independent (root sum of squares), a ratio's by the delta method.
+Over the range a claim made of the whole range is an **intersection-union** test:
+it **agrees** when it holds at every informative budget (no correction is needed:
+each test has level ``ALPHA`` and all must reject). The opposite outcomes are
+Holm-adjusted across the budgets, so a true claim is contradicted anywhere with
+probability at most ``ALPHA``. The claim **differs** when it is opposite
+somewhere and holds nowhere, **partly** agrees when it holds at some budgets and
+is opposite at others (the verdict names them), and is **inconclusive**
+otherwise: the data cannot tell at this size, and the verdict says the smallest
+effect the run could have detected (at 80% power at every budget). A claim "at
+some budget" agrees when a Holm-adjusted test holds at one budget and differs
+when it is opposite at every one. No budget in common gives **not comparable**.
+
+The source's own sampling error enters no direction: a verdict weighs the
+source's words against our measurements, and the source's measurements are not
+data we have. The standard errors of two curves measured on independent draws
+are combined as independent (root sum of squares), a ratio's by the delta
+method; two metrics of the same queries are judged as separate parts, never
+pooled. The rules applied to curves, values and folds are in
+:mod:`companion.claims.judges`; their error rates, measured by simulation with
+known truth, in :mod:`companion.claims.calibration`.
 """
 
 from __future__ import annotations
@@ -36,48 +52,63 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
-from .core import AGREES, DIFFERS, PARTLY, Verdict, combine, not_comparable
+from .core import (
+    AGREES,
+    DIFFERS,
+    INCONCLUSIVE,
+    PARTLY,
+    Verdict,
+    not_comparable,
+)
+from .inference import holm
 
 __all__ = [
-    "Z",
+    "ALPHA",
+    "MARGIN",
+    "POWER",
     "FLOOR",
     "CEILING",
-    "THESIS_QUERIES",
     "Curve",
     "curve",
-    "source_se",
+    "critical",
+    "detectable",
     "align",
+    "common_df",
+    "keep_half",
     "informative",
+    "exists_pvalues",
+    "band_pvalues",
+    "outcomes",
     "outcome_exists",
     "outcome_band",
+    "tally",
     "over_range",
-    "above",
-    "difference_within",
-    "ratio_within",
-    "value_within",
-    "overtakes",
-    "exact_at_most",
 ]
 
-#: Standard errors a difference must exceed (about a two-sided 95% level).
-Z = 2.0
+#: Level of every one-sided test (the equivalence test's interval is 90%).
+ALPHA = 0.05
+#: Smallest difference of accuracy an effect claim is read to mean.
+MARGIN = 0.05
+#: Power at which an inconclusive verdict states the smallest detectable effect.
+POWER = 0.8
 #: Accuracy at or below which a curve is at the floor.
 FLOOR = 0.05
 #: Accuracy at or above which a curve is at the ceiling.
 CEILING = 0.95
-#: Queries per point in the thesis's archived experiment script.
-THESIS_QUERIES = 50
 
 
 @dataclass(frozen=True)
 class Curve:
-    """A measured curve: values ``y`` with standard errors ``se`` at budgets ``x``."""
+    """A measured curve: values ``y`` with standard errors ``se`` at budgets ``x``;
+    ``df`` the degrees of freedom of the errors (None: many replicates, normal)."""
 
     x: np.ndarray
     y: np.ndarray
     se: np.ndarray
     name: str = ""
+    df: float | None = None
 
     def __post_init__(self):
         if not len(self.x) == len(self.y) == len(self.se):
@@ -86,44 +117,64 @@ class Curve:
             raise ValueError("x must hold positive finite budgets")
         if np.any(np.asarray(self.se) < 0):
             raise ValueError("se must be non-negative")
+        if self.df is not None and not self.df >= 1:
+            raise ValueError(f"df must be at least 1 or None, got {self.df}")
 
 
 def curve(
-    table: pd.DataFrame, x: str, y: str, se: str | None = None, name: str = ""
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    se: str | None = None,
+    name: str = "",
+    df: float | None = None,
 ) -> Curve:
     """The curve ``y`` (standard error ``se``, default ``y + "_se"``) against ``x``."""
     se = se or f"{y}_se"
     part = table[[x, y, se]].dropna().sort_values(x)
     return Curve(
-        part[x].to_numpy(float), part[y].to_numpy(float), part[se].to_numpy(float), name
+        part[x].to_numpy(float),
+        part[y].to_numpy(float),
+        part[se].to_numpy(float),
+        name,
+        df,
     )
 
 
-def source_se(p, n: int | None = THESIS_QUERIES) -> np.ndarray:
-    """Sampling error of a proportion ``p`` from ``n`` queries (0 if ``n`` is None)."""
-    p = np.asarray(p, dtype=float)
-    if n is None:
-        return np.zeros_like(p)
-    if n < 1:
-        raise ValueError(f"n must be a positive number of queries, got {n}")
-    return np.sqrt(np.clip(p * (1 - p), 0, None) / n)
+def critical(df: float | None = None, alpha: float = ALPHA) -> float:
+    """The one-sided critical value at level ``alpha``: normal, or t on ``df``."""
+    if not 0 < alpha < 0.5:
+        raise ValueError(f"alpha must be in (0, 0.5), got {alpha}")
+    return float(stats.norm.isf(alpha) if df is None else stats.t.isf(alpha, df))
+
+
+def detectable(se, df: float | None = None, alpha: float = ALPHA) -> float:
+    """The smallest effect a one-sided test at ``alpha`` detects with power
+    ``POWER`` at every point of standard errors ``se`` (the largest one decides)."""
+    se = np.asarray(se, dtype=float)
+    if not len(se):
+        return float("nan")
+    power = stats.norm.ppf(POWER) if df is None else stats.t.ppf(POWER, df)
+    return float((critical(df, alpha) + power) * se.max())
 
 
 def align(a: Curve, b: Curve):
-    """Both curves on the union of their budgets inside the common range (log-linear).
+    """Both curves at the budgets where both were measured (relative tolerance
+    1e-9): budgets, ``a``'s values and errors, ``b``'s values and errors."""
+    ia, ib = [], []
+    for i, x in enumerate(a.x):
+        match = np.flatnonzero(np.isclose(b.x, x, rtol=1e-9, atol=0))
+        if len(match):
+            ia.append(i)
+            ib.append(match[0])
+    ia, ib = np.array(ia, dtype=int), np.array(ib, dtype=int)
+    return a.x[ia], a.y[ia], a.se[ia], b.y[ib], b.se[ib]
 
-    Curves without a common budget give empty arrays.
-    """
-    if not len(a.x) or not len(b.x):
-        return (np.array([]),) * 5
-    low, high = max(a.x.min(), b.x.min()), min(a.x.max(), b.x.max())
-    xs = np.union1d(a.x, b.x)
-    xs = xs[(xs >= low * (1 - 1e-12)) & (xs <= high * (1 + 1e-12))]
 
-    def at(c, values):
-        return np.interp(np.log10(xs), np.log10(c.x), values)
-
-    return xs, at(a, a.y), at(a, a.se), at(b, b.y), at(b, b.se)
+def common_df(*curves: Curve) -> float | None:
+    """Degrees of freedom of a comparison: the fewest of its curves' (conservative)."""
+    given = [c.df for c in curves if c.df is not None]
+    return min(given) if given else None
 
 
 def informative(ya, yb, floor: float = FLOOR, ceiling: float = CEILING) -> np.ndarray:
@@ -132,7 +183,7 @@ def informative(ya, yb, floor: float = FLOOR, ceiling: float = CEILING) -> np.nd
     return ~(((ya <= floor) & (yb <= floor)) | ((ya >= ceiling) & (yb >= ceiling)))
 
 
-def _half(mask: np.ndarray, half: str | None) -> np.ndarray:
+def keep_half(mask: np.ndarray, half: str | None) -> np.ndarray:
     """Keep the lower or upper half (by count) of the informative budgets."""
     if half is None:
         return mask
@@ -145,203 +196,153 @@ def _half(mask: np.ndarray, half: str | None) -> np.ndarray:
     return out
 
 
-def outcome_exists(d, se_ours, se_total, z: float = Z) -> np.ndarray:
-    """Per point, for a claim that ``d > 0``: holds, opposite or level (see module)."""
-    d = np.asarray(d, dtype=float)
-    return np.where(
-        d > z * np.asarray(se_ours),
-        "holds",
-        np.where(d < -z * np.asarray(se_total), "opposite", "level"),
+def _above_p(statistic, df) -> np.ndarray:
+    """P-value of a one-sided test rejecting for a large ``statistic``."""
+    statistic = np.asarray(statistic, dtype=float)
+    return stats.norm.sf(statistic) if df is None else stats.t.sf(statistic, df)
+
+
+def _standardised(difference, se) -> np.ndarray:
+    """``difference / se``, with an exact (zero) error giving +-inf or 0."""
+    difference, se = np.broadcast_arrays(
+        np.asarray(difference, float), np.asarray(se, float)
     )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = difference / se
+    return np.where(se > 0, out, np.sign(difference) * np.inf)
+
+
+def exists_pvalues(d, se, margin: float = MARGIN, df: float | None = None):
+    """Per point, for a claim that ``d > 0``: the p-values of "not better"
+    (``d <= 0``) and of "better by at least ``margin``" (``d >= margin``)."""
+    if not margin > 0:
+        raise ValueError(f"margin must be positive, got {margin}")
+    hold = _above_p(_standardised(d, se), df)
+    opposite = _above_p(_standardised(margin - np.asarray(d, float), se), df)
+    return hold, opposite
+
+
+def band_pvalues(q, lo: float, hi: float, se, df: float | None = None):
+    """Per point, for a claim that ``lo <= q <= hi``: the equivalence test's p-value
+    (the larger of its two one-sided tests) and that of "inside the band" (the
+    smaller one-sided test of leaving it, Bonferroni over the finite ends)."""
+    if not lo <= hi:
+        raise ValueError(f"lo must be at most hi, got {lo} > {hi}")
+    q = np.asarray(q, dtype=float)
+    below = _above_p(_standardised(q - lo, se), df) if np.isfinite(lo) else 0 * q
+    over = _above_p(_standardised(hi - q, se), df) if np.isfinite(hi) else 0 * q
+    hold = np.maximum(below, over)
+    ends = int(np.isfinite(lo)) + int(np.isfinite(hi))
+    sides = [
+        _above_p(_standardised(side, se), df)
+        for side, finite in ((q - hi, np.isfinite(hi)), (lo - q, np.isfinite(lo)))
+        if finite
+    ]
+    opposite = np.minimum(1.0, ends * np.min(sides, axis=0)) if sides else 1 + 0 * q
+    return hold, opposite
+
+
+def outcomes(
+    p_hold, p_opposite, alpha: float = ALPHA, some: bool = False
+) -> np.ndarray:
+    """Per point ``holds`` (the claim's test rejects at ``alpha``), ``opposite``
+    (the Holm-adjusted test of the claim rejects) or ``level`` (neither). For a
+    claim on ``some`` point the roles swap: the tests of the claim are
+    Holm-adjusted and those against it are not (all must reject)."""
+    p_hold, p_opposite = np.atleast_1d(p_hold), np.atleast_1d(p_opposite)
+    if not len(p_hold):
+        return np.array([], dtype=object)
+    if some:
+        held = holm(p_hold) < alpha
+        against = (p_opposite < alpha) & ~held
+    else:
+        held = p_hold < alpha
+        against = (holm(p_opposite) < alpha) & ~held
+    return np.where(held, "holds", np.where(against, "opposite", "level"))
+
+
+def outcome_exists(
+    d,
+    se,
+    *,
+    margin: float = MARGIN,
+    df: float | None = None,
+    alpha: float = ALPHA,
+    some: bool = False,
+) -> np.ndarray:
+    """Per point, for a claim that ``d > 0``: holds, opposite or level (module)."""
+    return outcomes(*exists_pvalues(d, se, margin, df), alpha, some)
 
 
 def outcome_band(
-    q, lo: float, hi: float, se_ours, se_total, z: float = Z
+    q,
+    lo: float,
+    hi: float,
+    se,
+    *,
+    df: float | None = None,
+    alpha: float = ALPHA,
+    some: bool = False,
 ) -> np.ndarray:
     """Per point, for a claim that ``lo <= q <= hi``: holds, opposite or level."""
-    if lo > hi:
-        raise ValueError(f"lo must be at most hi, got {lo} > {hi}")
-    q = np.asarray(q, dtype=float)
-    distance = np.maximum(np.maximum(lo - q, q - hi), 0)
-    return np.where(
-        distance <= z * np.asarray(se_ours),
-        "holds",
-        np.where(distance > z * np.asarray(se_total), "opposite", "level"),
-    )
+    return outcomes(*band_pvalues(q, lo, hi, se, df), alpha, some)
+
+
+def tally(found, some: bool = False) -> str:
+    """The verdict word of per-point outcomes (module rule): every point must hold
+    (``some``: one point, the outcomes then Holm-adjusted by the caller)."""
+    found = np.asarray(found)
+    held = int(np.sum(found == "holds"))
+    against = int(np.sum(found == "opposite"))
+    if some:
+        if held:
+            return AGREES
+        return DIFFERS if against == len(found) else INCONCLUSIVE
+    if held == len(found):
+        return AGREES
+    if against:
+        return PARTLY if held else DIFFERS
+    return INCONCLUSIVE
 
 
 def over_range(
-    outcomes,
+    found,
     xs,
     values,
     errors,
     x_name: str = "x",
     common: int = 1,
-    every: bool = False,
+    *,
+    some: bool = False,
+    df: float | None = None,
 ) -> Verdict:
-    """The verdict of per-point outcomes over the informative budgets (module rule).
+    """The verdict of per-point outcomes ``found`` over the informative budgets.
 
-    ``common`` is the number of common budgets before the floor/ceiling rule;
-    ``every`` (a claim worded "at every budget") needs the claim to hold at every
-    informative budget to agree.
+    ``common`` is the number of budgets both curves were measured at, before the
+    floor/ceiling rule; ``some``: the claim needs one budget only.
     """
-    outcomes = np.asarray(outcomes)
+    found = np.asarray(found)
+    xs = np.asarray(xs)
     numbers = ", ".join(
         f"{x:.3g}: {v:+.3f} ± {e:.3f}" for x, v, e in zip(xs, values, errors)
     )
     numbers = f"at {x_name} {numbers}" if len(xs) else ""
     if not common:
-        return not_comparable("the curves share no budget")
-    if not len(outcomes):
+        return not_comparable("the curves share no measured budget")
+    if not len(found):
         return not_comparable(
             "at the floor or the ceiling at every common budget", numbers
         )
-    counts = {k: int(np.sum(outcomes == k)) for k in ("holds", "opposite", "level")}
     where = "; ".join(
-        f"{k} at {x_name} " + ", ".join(f"{x:.3g}" for x in xs[outcomes == k])
+        f"{k} at {x_name} " + ", ".join(f"{x:.3g}" for x in xs[found == k])
         for k in ("holds", "opposite", "level")
-        if counts[k]
+        if np.any(found == k)
     )
-    enough = (
-        counts["holds"] == len(outcomes)
-        if every
-        else counts["holds"] * 2 >= len(outcomes)
-    )
-    if enough and counts["opposite"] == 0:
-        return Verdict(AGREES, where, numbers)
-    if counts["holds"] == 0:
-        return Verdict(DIFFERS, where, numbers)
-    return Verdict(PARTLY, where, numbers)
-
-
-def above(
-    a: Curve,
-    b: Curve,
-    *,
-    source_n: int | None = THESIS_QUERIES,
-    z: float = Z,
-    half: str | None = None,
-    x_name: str = "x",
-    every: bool = False,
-    floor: float = FLOOR,
-    ceiling: float = CEILING,
-) -> Verdict:
-    """Claim: ``a`` lies above ``b`` across the informative range (or its ``half``).
-
-    ``every``: the claim says "at every budget" (see :func:`over_range`); ``floor``
-    and ``ceiling`` bound the informative range (``-inf`` and ``inf`` for a quantity
-    that is not an accuracy, such as a distance).
-    """
-    xs, ya, sa, yb, sb = align(a, b)
-    keep = _half(informative(ya, yb, floor, ceiling), half)
-    d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
-    source = np.hypot(source_se(ya, source_n), source_se(yb, source_n))[keep]
-    total = np.hypot(se, source)
-    return over_range(
-        outcome_exists(d, se, total, z), xs[keep], d, se, x_name, len(xs), every
-    )
-
-
-def difference_within(
-    a: Curve,
-    b: Curve,
-    lo: float,
-    hi: float,
-    *,
-    source_n: int | None = THESIS_QUERIES,
-    z: float = Z,
-    x_name: str = "x",
-) -> Verdict:
-    """Claim: ``lo <= a - b <= hi`` across the informative range ("a small gain")."""
-    xs, ya, sa, yb, sb = align(a, b)
-    keep = informative(ya, yb)
-    d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
-    source = np.hypot(source_se(ya, source_n), source_se(yb, source_n))[keep]
-    total = np.hypot(se, source)
-    return over_range(
-        outcome_band(d, lo, hi, se, total, z), xs[keep], d, se, x_name, len(xs)
-    )
-
-
-def ratio_within(
-    a: Curve,
-    b: Curve,
-    lo: float,
-    hi: float,
-    *,
-    source_n: int | None = THESIS_QUERIES,
-    z: float = Z,
-    x_name: str = "x",
-) -> Verdict:
-    """Claim: ``lo <= a / b <= hi`` across the informative range ("roughly doubles").
-
-    A budget where ``b`` is at the floor has no usable ratio and is left out.
-    """
-    xs, ya, sa, yb, sb = align(a, b)
-    keep = informative(ya, yb) & (yb > FLOOR)
-    r = ya[keep] / yb[keep]
-    se = r * np.hypot(sa[keep] / ya[keep].clip(1e-12), sb[keep] / yb[keep])
-    src = r * np.hypot(
-        source_se(ya[keep], source_n) / ya[keep].clip(1e-12),
-        source_se(yb[keep], source_n) / yb[keep],
-    )
-    outcomes = outcome_band(r, lo, hi, se, np.hypot(se, src), z)
-    return over_range(outcomes, xs[keep], r, se, x_name, len(xs))
-
-
-def value_within(
-    value: float,
-    se: float,
-    lo: float,
-    hi: float,
-    *,
-    source_n: int | None = THESIS_QUERIES,
-    z: float = Z,
-    where: str = "",
-) -> Verdict:
-    """Claim: a value the source names at a setting it names lies in ``[lo, hi]``."""
-    if not np.isfinite(value) or not np.isfinite(se):
-        return not_comparable(f"no value at {where or 'the named setting'} in this run")
-    total = float(np.hypot(se, source_se(value, source_n)))
-    outcome = outcome_band([value], lo, hi, [se], [total], z)[0]
-    numbers = f"{value:.3f} ± {se:.3f}" + (f" at {where}" if where else "")
-    numbers += f" (band {lo:g} to {hi:g}, total error {total:.3f})"
-    if outcome == "holds":
-        return Verdict(AGREES, "", numbers)
-    which = "total" if outcome == "opposite" else "of our"
-    why = f"outside the band by more than two {which} standard errors"
-    return Verdict(DIFFERS, why, numbers)
-
-
-def overtakes(a: Curve, b: Curve, *, z: float = Z, x_name: str = "x") -> Verdict:
-    """Claim: ``b`` is above ``a`` at small budgets and ``a`` overtakes it later.
-
-    Each informative budget is signed by our standard error: +1 where ``a`` is above
-    by more than ``Z`` of them, -1 where ``b`` is, 0 otherwise. "``b`` above first"
-    holds if the first non-zero sign is -1, "``a`` overtakes" if the last is +1.
-    """
-    xs, ya, sa, yb, sb = align(a, b)
-    keep = informative(ya, yb)
-    d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
-    numbers = ", ".join(
-        f"{x:.3g}: {v:+.3f} ± {e:.3f}" for x, v, e in zip(xs[keep], d, se)
-    )
-    if not keep.any():
-        return not_comparable("at the floor or the ceiling at every common budget")
-    signs = np.sign(d) * (np.abs(d) > z * se)
-    shown = signs[signs != 0]
-    first = Verdict(
-        AGREES if len(shown) and shown[0] < 0 else DIFFERS,
-        "",
-        f"{a.name} − {b.name} at {x_name} {numbers}",
-    )
-    later = Verdict(AGREES if len(shown) and shown[-1] > 0 else DIFFERS)
-    return combine({f"{b.name} above first": first, f"{a.name} overtakes": later})
-
-
-def exact_at_most(value: float, bound: float, what: str) -> Verdict:
-    """Claim: an exactly computed quantity (a composed budget) is at most ``bound``."""
-    numbers = f"{what}: {value:.4g} against {bound:.4g}"
-    if value <= bound * (1 + 1e-9):
-        return Verdict(AGREES, "exact computation", numbers)
-    return Verdict(DIFFERS, "exact computation", numbers)
+    word = tally(found, some)
+    if word == INCONCLUSIVE:
+        where += (
+            f"; the data cannot tell at this size (smallest effect detectable "
+            f"at every budget {detectable(errors, df):.3g})"
+        )
+    span = f"informative at {x_name} {xs.min():.3g} to {xs.max():.3g}"
+    return Verdict(word, f"{where} ({span}, {len(xs)} budgets)", numbers)

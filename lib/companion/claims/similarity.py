@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .core import AGREES, DIFFERS, PARTLY, Claim, Verdict, combine, not_comparable
-from .rules import Z, outcome_band, outcome_exists
+from .core import Claim, Verdict, combine, not_comparable
+from .rules import band_pvalues, exists_pvalues, outcome_band, outcomes, tally
 
 __all__ = [
     "NOTEBOOK",
@@ -54,34 +54,41 @@ def _label(row):
 
 
 def _ties(rows, margin) -> Verdict:
-    """Every setting ties: |difference| within ``margin`` up to two standard errors."""
+    """Every setting ties: the difference shown within ``margin`` (equivalence)."""
     if rows.empty:
         return not_comparable("no setting in this range")
-    out = outcome_band(rows["difference"], -margin, margin, rows["se"], rows["se"], Z)
+    out = outcome_band(rows["difference"], -margin, margin, rows["se"])
     held = out == "holds"
     apart = rows[~held]
     numbers = "; ".join(
         f"{_label(r)}: {r['difference']:+.3f} ± {r['se']:.3f}"
         for _, r in apart.iterrows()
     )
-    why = f"ties at {int(held.sum())} of {len(rows)} settings"
-    return Verdict(
-        AGREES if held.all() else PARTLY if held.any() else DIFFERS, why, numbers
+    why = (
+        f"ties at {int(held.sum())}, apart at {int(np.sum(out == 'opposite'))} of "
+        f"{len(rows)} settings"
     )
+    return Verdict(tally(out), why, numbers)
 
 
-def _separates(rows) -> Verdict:
-    """Some setting separates: |difference| beyond two standard errors."""
+def _separates(rows, margin) -> Verdict:
+    """Some setting separates: a difference either way shown (two-sided, Holm over
+    the settings); contradicted when every setting is shown within ``margin``."""
     if rows.empty:
         return not_comparable("no setting in this range")
-    out = outcome_exists(np.abs(rows["difference"]), rows["se"], rows["se"], Z)
+    d, se = rows["difference"].to_numpy(float), rows["se"].to_numpy(float)
+    apart = np.minimum(
+        1.0, 2 * np.minimum(*(exists_pvalues(v, se)[0] for v in (d, -d)))
+    )
+    tie = band_pvalues(d, -margin, margin, se)[0]
+    out = outcomes(apart, tie, some=True)
     apart = rows[out == "holds"]
     numbers = "; ".join(
         f"{_label(r)}: {r['difference']:+.3f} ± {r['se']:.3f}"
         for _, r in apart.head(6).iterrows()
     )
     why = f"separate at {len(apart)} of {len(rows)} settings"
-    return Verdict(AGREES if len(apart) else DIFFERS, why, numbers)
+    return Verdict(tally(out, some=True), why, numbers)
 
 
 def _small_budgets(t):
@@ -94,15 +101,16 @@ def _only_large(t):
     return combine(
         {
             "tie below ε = 16": _ties(d[d["epsilon"] < 16], t["win_margin"]),
-            "separate from ε = 16": _separates(d[d["epsilon"] >= 16]),
+            "separate from ε = 16": _separates(d[d["epsilon"] >= 16], t["win_margin"]),
         }
     )
 
 
 RULE = (
-    "a tie: the recall difference within ± win_margin up to two standard errors "
-    "(each method's with projections and queries as crossed clusters); a "
-    "separation: beyond two standard errors"
+    "a tie: the recall difference shown within ± win_margin by an equivalence "
+    "test at 5% (each method's error with projections and queries as crossed "
+    "clusters); a separation: a difference shown by a two-sided test, "
+    "Holm-adjusted over the settings"
 )
 CEILINGS = {"SimRand": "SimHash, no noise", "Gaussian RP": "JL projection, no noise"}
 
@@ -130,17 +138,20 @@ def _below_ceiling(t):
     d = above_ceiling(t["recall"])
     if d.empty:
         return not_comparable("no no-noise ceiling in this run")
-    over = outcome_exists(d["difference"], d["se"], d["se"], Z) == "holds"
+    diff, se = d["difference"].to_numpy(float), d["se"].to_numpy(float)
+    margin = t["win_margin"]
+    found = outcomes(exists_pvalues(margin - diff, se)[0], exists_pvalues(diff, se)[0])
+    over = found == "opposite"
     top = d.loc[d["difference"].idxmax()]
     numbers = (
         f"largest excess {top['difference']:+.3f} ± {top['se']:.3f} "
         f"({top['method']}, {_label(top)})"
     )
     why = (
-        f"above its ceiling by more than two standard errors at {int(over.sum())} "
-        f"of {len(d)} settings"
+        f"shown below its ceiling plus win_margin at {int(np.sum(found == 'holds'))}"
+        f", shown above its ceiling at {int(over.sum())} of {len(d)} settings"
     )
-    return Verdict(AGREES if not over.any() else DIFFERS, why, numbers)
+    return Verdict(tally(found), why, numbers)
 
 
 CLAIMS = (
@@ -173,9 +184,9 @@ CLAIMS = (
         "'the same searches without noise (SimHash, and the JL projection: the "
         "ceilings each method approaches as ε grows)'",
         "each private recall@10 minus its own no-noise search's at the same α and k",
-        "agrees if no private recall exceeds its ceiling by more than two standard "
-        "errors (both with projections and queries "
-        "as crossed clusters), differs otherwise",
+        "every private recall shown below its ceiling plus win_margin (one-sided "
+        "at 5%, both errors with projections and queries as crossed clusters); "
+        "contradicted where shown above its ceiling (Holm)",
         _below_ceiling,
     ),
 )

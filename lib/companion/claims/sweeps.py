@@ -24,7 +24,7 @@ __all__ = [
     "rows",
     "composed_curve",
     "value_at",
-    "interpolated",
+    "measured",
     "last",
     "missing",
     "per_metric",
@@ -84,15 +84,16 @@ def value_at(table, variant, metric, column, level, **where) -> tuple[float, flo
     return float(part[metric].iloc[0]), float(part[f"{metric}_se"].iloc[0])
 
 
-def interpolated(c: Curve | None, level: float) -> tuple[float, float]:
-    """A curve's value and standard error at ``level`` (log-linear; NaN outside)."""
-    if c is None or not c.x.min() <= level <= c.x.max():
+def measured(c: Curve | None, level: float) -> tuple[float, float]:
+    """A curve's value and standard error where it was measured at ``level``
+    (relative tolerance 1e-9); NaN where the grid has no such point (the claim is
+    then not comparable: a point is never interpolated)."""
+    if c is None:
         return np.nan, np.nan
-    lx = np.log10(level)
-    return (
-        float(np.interp(lx, np.log10(c.x), c.y)),
-        float(np.interp(lx, np.log10(c.x), c.se)),
-    )
+    hit = np.flatnonzero(np.isclose(c.x, level, rtol=1e-9, atol=0))
+    if not len(hit):
+        return np.nan, np.nan
+    return float(c.y[hit[0]]), float(c.se[hit[0]])
 
 
 def last(c: Curve | None) -> tuple[float, float]:

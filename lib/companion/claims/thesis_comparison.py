@@ -12,11 +12,12 @@ from __future__ import annotations
 import numpy as np
 
 from .core import Claim, combine, not_comparable
-from .rules import above, curve, difference_within, ratio_within, value_within
+from .judges import above, difference_within, ratio_within, value_within
+from .rules import curve
 from .sweeps import (
     THESIS,
     composed_curve,
-    interpolated,
+    measured,
     missing,
     paired,
     per_metric,
@@ -61,7 +62,7 @@ def _fig6_1(t):
     n, share = basic["N"].to_numpy(float), basic["sent_share"].to_numpy(float)
     r2 = float(np.corrcoef(n, share)[0, 1] ** 2)
     slope = float(np.polyfit(np.log10(n), np.log10(share), 1)[0])
-    verdict = value_within(r2, 0.0, 0.95, 1.0, source_n=None, where="R² of share on N")
+    verdict = value_within(r2, 0.0, 0.95, 1.0, where="R² of share on N")
     return verdict.__class__(
         verdict.word, verdict.why, verdict.numbers + f"; log-log slope {slope:.2f}"
     )
@@ -108,7 +109,7 @@ def _sizes(t):
 
 
 def _value(t, variant, metric, d, level, lo, hi):
-    value, se = interpolated(_c(t, variant, metric, d), level)
+    value, se = measured(_c(t, variant, metric, d), level)
     return value_within(value, se, lo, hi, where=f"ε* = {level:g}")
 
 

@@ -15,11 +15,11 @@ from __future__ import annotations
 from functools import partial
 
 from .core import Claim, combine, not_comparable
-from .rules import above, exact_at_most, overtakes, value_within
+from .judges import above, exact_at_most, overtakes, value_within
 from .sweeps import (
     THESIS,
     composed_curve,
-    interpolated,
+    measured,
     missing,
     paired,
     per_metric,
@@ -181,7 +181,7 @@ def _real(t, best, others, threshold=0.05):
 
 
 def _geo_1e5(t):
-    value, se = interpolated(dis_curve(t, "basic", "top5", 1, geo=True), 1e-5)
+    value, se = measured(dis_curve(t, "basic", "top5", 1, geo=True), 1e-5)
     return value_within(value, se, 0.9, 1.0, where="ε*/Δ = 1e-5")
 
 

@@ -10,14 +10,8 @@ variants run at).
 from __future__ import annotations
 
 from .core import combine, not_comparable
-from .rules import (
-    above,
-    curve,
-    difference_within,
-    overtakes,
-    ratio_within,
-    value_within,
-)
+from .judges import above, difference_within, overtakes, ratio_within, value_within
+from .rules import curve
 from .sweeps import (
     composed_curve,
     missing,
