@@ -1069,15 +1069,28 @@ def test_counts_per_source_of_a_runs_folder_and_the_verdicts_that_changed(
 
 # --- no notebook types a verdict -----------------------------------------------------
 
-VERDICT_WORDS = re.compile(r"\b(agrees|partly|differs|not comparable)\b", re.IGNORECASE)
+#: A verdict word given to a claim: only generated output may say it.
+VERDICT_WORDS = re.compile(
+    r"\b(agrees|partly|differs|inconclusive|not comparable|confirmed|contradicted)\b",
+    re.IGNORECASE,
+)
+#: The line from which a markdown cell explains the rules (it may name the words).
+HOW = "**How the verdicts are computed.**"
 #: Notebooks whose verdicts are not yet computed by companion.claims: this list only
 # shrinks.
 NOT_YET_CONVERTED: set[str] = set()
 
 
 def typed_verdicts(path: Path) -> list[str]:
+    """Verdict words typed in ``path``: in string literals of code cells, in markdown
+    before a rules explanation (:data:`HOW`), and an explanation handed to
+    ``claims.departures`` by hand."""
     found = []
     for cell in nbformat.read(path, as_version=4).cells:
+        if cell.cell_type == "markdown":
+            text = cell.source.split(HOW)[0]
+            found += [f"markdown: {m.group()}" for m in VERDICT_WORDS.finditer(text)]
+            continue
         if cell.cell_type != "code":
             continue
         for node in ast.walk(ast.parse(cell.source)):
@@ -1087,6 +1100,12 @@ def typed_verdicts(path: Path) -> list[str]:
                 and VERDICT_WORDS.search(node.value)
             ):
                 found.append(node.value)
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", "") == "departures"
+                and len(node.args) + len(node.keywords) > 1
+            ):
+                found.append("an explanation typed for claims.departures")
     return found
 
 
@@ -1099,6 +1118,26 @@ def test_no_notebook_types_a_verdict(path):
         assert found, f"{path.stem} types no verdict: drop it from the allow-list"
         return
     assert not found, f"verdicts typed in {path.name} (use companion.claims): {found}"
+
+
+def test_typed_verdicts_finds_words_in_markdown_and_code_but_not_in_the_rules(
+    tmp_path,
+):
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [
+        nbformat.v4.new_markdown_cell("Fig. 5 **partly** holds."),
+        nbformat.v4.new_markdown_cell(f"## Rules\n\n{HOW} A claim **agrees** when"),
+        nbformat.v4.new_code_cell('note = "Confirmed in direction"'),
+        nbformat.v4.new_code_cell("claims.departures(ledger, {'6.15': 'level'})"),
+        nbformat.v4.new_code_cell("print(claims.AGREES)"),
+    ]
+    path = tmp_path / "nb.ipynb"
+    nbformat.write(notebook, path)
+    assert typed_verdicts(path) == [
+        "markdown: partly",
+        "Confirmed in direction",
+        "an explanation typed for claims.departures",
+    ]
 
 
 # --- notebook 07: the measures its claims share --------------------------------------

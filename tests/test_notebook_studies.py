@@ -914,10 +914,15 @@ def test_pld_comparison_panels_legend_gives_the_budget():
 
 def test_departures_lists_only_the_claims_that_part():
     ledger = pd.DataFrame(
-        {"id": ["a", "b", "c"], "verdict": [claims.AGREES, claims.PARTLY, "differs"]}
+        {
+            "id": ["a", "b", "c"],
+            "verdict": [claims.AGREES, claims.PARTLY, claims.DIFFERS],
+            "why": ["", "holds at x 1; opposite at x 2", ""],
+        }
     )
-    text = claims.departures(ledger, {"b": "Known."})
-    assert text == (
-        "**Where the thesis and this run part, and why.**\n\n"
-        "- **b** (partly): Known.\n- **c** (differs): Unexplained."
+    text = claims.departures(ledger)
+    assert text.endswith(
+        "- **b** (partly): holds at x 1; opposite at x 2\n"
+        "- **c** (differs): no reason recorded"
     )
+    assert "not established" in text and "- **a**" not in text

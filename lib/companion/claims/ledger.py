@@ -142,14 +142,19 @@ def summary(ledger: pd.DataFrame) -> pd.DataFrame:
     return counts.reindex(columns=list(VERDICTS), fill_value=0)
 
 
-def departures(ledger: pd.DataFrame, causes: dict) -> str:
-    """Markdown listing every claim of ``ledger`` that does not fully agree, with its
-    verdict and its known cause from ``causes`` (by claim id; "Unexplained." if
-    none)."""
+def departures(ledger: pd.DataFrame) -> str:
+    """Markdown listing every claim of ``ledger`` that does not fully agree: its
+    verdict and the reason its rule computed, each from the ledger (nothing typed);
+    a cause beyond the numbers is not established by the run."""
     others = ledger[ledger["verdict"] != AGREES]
-    return "**Where the thesis and this run part, and why.**\n\n" + "\n".join(
-        f"- **{row.id}** ({row.verdict}): {causes.get(row.id, 'Unexplained.')}"
+    lines = [
+        f"- **{row.id}** ({row.verdict}): {row.why or 'no reason recorded'}"
         for row in others.itertuples()
+    ]
+    return (
+        "**Where the source and this run part.** Each reason below is computed "
+        "from the numbers; a cause beyond them is not established by the run.\n\n"
+        + "\n".join(lines)
     )
 
 
