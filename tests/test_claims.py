@@ -652,7 +652,7 @@ def test_a_run_without_data_gives_not_comparable_for_every_claim(notebook):
     ledger = claims.judge(notebook, **empty_tables())
     assert len(ledger) == len(claims.claims_of(notebook))
     assert set(ledger["verdict"]) == {claims.NOT_COMPARABLE}
-    assert list(ledger.columns) == claims.ledger.COLUMNS
+    assert list(ledger.columns) == claims.ledger.COLUMNS + ["evidence"]
 
 
 def test_a_claim_across_the_range_needs_every_budget_or_some_when_it_says_so():
