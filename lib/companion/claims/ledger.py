@@ -17,6 +17,7 @@ import pandas as pd
 
 from . import (
     cormode,
+    equal_privacy,
     followup,
     gursoy,
     gursoy_knn,
@@ -52,7 +53,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
-    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
+    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13 + equal_privacy.CLAIMS,
     leakage.NOTEBOOK: leakage.CLAIMS,
 }
 COLUMNS = [
