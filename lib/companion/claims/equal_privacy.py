@@ -18,7 +18,15 @@ from .core import Claim, Verdict, not_comparable
 from .inference import outcome_at
 from .rules import MARGIN, exists_pvalues, outcome_band, outcomes, tally
 
-__all__ = ["NOTEBOOK", "COMPANION", "FAR", "NEAR_CHANCE", "CLAIMS"]
+__all__ = [
+    "NOTEBOOK",
+    "COMPANION",
+    "FAR",
+    "NEAR_CHANCE",
+    "lead",
+    "near_chance",
+    "CLAIMS",
+]
 
 NOTEBOOK = "13_after_the_thesis"
 COMPANION = "Companion finding"
