@@ -58,7 +58,7 @@ def _loss_width(kind: str, parameter: float) -> float:
     return 2 * parameter
 
 
-def pld_discretisation(events) -> tuple[float, float]:
+def pld_discretisation(events, numerical: bool = False) -> tuple[float, float]:
     """``(interval, error)`` of the grid :func:`pld_epsilon` uses for ``events``.
 
     Privacy losses are rounded *up* to multiples of ``interval`` (pessimistic
@@ -68,17 +68,18 @@ def pld_discretisation(events) -> tuple[float, float]:
     ``1e-3`` of the mean loss width per step (at most 1e-4), and never so fine
     that the composed support spans more than two million points, which bounds
     memory and time whatever the schedule. When every event is randomized
-    response or pure DP the grid is :func:`dpnn.accounting.two_point.two_point_grid`
-    instead (20,000 points per step across the composed support, at most a
-    million): it scales with the epsilons, so the composition is continuous in
-    a common factor of them.
+    response or pure DP (and ``numerical`` is false, as in :func:`pld_epsilon`)
+    the grid is :func:`dpnn.accounting.two_point.two_point_grid` instead (20,000
+    points per step across the composed support, at most a million): it scales
+    with the epsilons, so the composition is continuous in a common factor of
+    them.
     """
     counted = _check_events(events)
     paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
     steps = sum(paid.values())
     if not steps:
         return 1e-4, 0.0
-    levels = _two_point_levels(paid)
+    levels = None if numerical else _two_point_levels(paid)
     if levels is not None:
         return two_point_grid(levels)
     width = sum(_loss_width(kind, p) * n for (kind, p), n in paid.items())
@@ -109,7 +110,7 @@ def _pld(events):
             f"got {too_large[-1]!r}; such a step "
             "reveals its input: compose it with basic composition"
         )
-    interval, _ = pld_discretisation(events)
+    interval, _ = pld_discretisation(events, numerical=True)
     parts = []
     for (kind, parameter), count in paid.items():
         if kind == "randomized_response":
