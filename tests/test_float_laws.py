@@ -236,3 +236,103 @@ def test_laplace_exact_law_on_a_coarse_grid():
     for z in [0, 1, -1, 2]:
         p = (1 - r) / (1 + r) * r ** abs(z)
         assert _binomial_ok(np.sum(y == z), n, p)
+
+
+# --- the exponential mechanism's Gumbel-max draw --------------------------------------
+
+
+def _gumbel_grid_law(scores, bits):
+    """The law of argmax(scores + G) for numpy's Gumbel on a 2^-bits grid: every
+    tuple of uniforms enumerated (U = 1 - k 2^-bits, k >= 1; the first maximum
+    wins)."""
+    k = np.arange(1, 2**bits)
+    noise = -np.log(-np.log(1 - k / 2.0**bits))
+    grids = np.meshgrid(*[noise] * len(scores), indexing="ij")
+    win = np.argmax(np.stack([s + g for s, g in zip(scores, grids)]), axis=0)
+    return np.bincount(win.ravel(), minlength=len(scores)) / win.size
+
+
+@pytest.mark.parametrize(
+    "bits, scores",
+    [
+        (11, [0.0, 0.0]),
+        (11, [0.0, -1.0]),
+        (11, [0.0, -3.0]),
+        (11, [0.0, -6.0]),
+        (7, [0.0, -1.0, -2.0]),
+        (7, [0.0, 0.0, -3.0]),
+    ],
+)
+def test_float_gumbel_law_is_within_one_grid_step_of_each_probability(bits, scores):
+    # The bound the exponential mechanism's floor rests on: |sampled / p - 1| is at
+    # most 2^-bits / p for every candidate (at 53 bits and p >= 2^-20: 2^-33).
+    from scipy.special import softmax
+
+    p = softmax(np.array(scores))
+    sampled = _gumbel_grid_law(scores, bits)
+    assert np.all(np.abs(sampled - p) <= 2.0**-bits)
+    assert np.any(np.abs(sampled - p) > 0.2 * 2.0**-bits)  # the bound is not loose
+
+
+def test_float_gumbel_never_draws_a_candidate_41_below():
+    # Old code: the float Gumbel lies in [g(2^-53), g(1 - 2^-53)], 40.3 wide, so a
+    # candidate 41 below the best had sampled probability 0 (an infinite loss).
+    def g(u):
+        return -math.log(-math.log(u))
+
+    assert g(1 - 2.0**-53) - g(2.0**-53) < 41
+    scores = np.array([[0.0, -41.0]])
+    rng = np.random.default_rng(0)
+    light = exact_sampling.gumbel_beyond_floor(scores, scores.copy(), rng)
+    assert light[0, 1] == -np.inf or light[0, 0] == -np.inf  # decided exactly
+
+
+def test_exponential_rows_above_the_floor_are_the_gumbel_draw_bit_for_bit():
+    utilities = np.random.default_rng(18).uniform(0, 10, (3000, 5))
+    chosen = mechanisms.exponential(utilities, 2.0, 1.0, np.random.default_rng(19))
+    noise = np.random.default_rng(19).gumbel(size=utilities.shape)
+    scores = (utilities - utilities.max(axis=1, keepdims=True)) * (2.0 / 2)
+    assert np.array_equal(chosen, np.argmax(scores + noise, axis=1))
+
+
+def test_exponential_rows_with_light_candidates_draw_them_exactly(monkeypatch):
+    # Below the floor the light side is drawn with exactly its probability (here
+    # made measurable by calling the light side of a candidate of probability 0.3,
+    # with the float enclosure and with every row refined in intervals).
+    from dpnn import exact_sampling as es
+
+    n = 40000
+    rows = np.tile([math.log(0.3), math.log(0.7)], (n, 1))
+    light = np.tile([True, False], (n, 1))
+    drawn = es._light_side(rows, light, np.random.default_rng(20))
+    assert _binomial_ok(drawn.size, n, 0.3)
+    monkeypatch.setattr(es, "_SHARE_MARGIN", 0.9)
+    drawn = es._light_side(rows[:3000], light[:3000], np.random.default_rng(21))
+    assert _binomial_ok(drawn.size, 3000, 0.3)
+
+
+def test_exponential_uses_the_exact_side_only_below_the_floor(monkeypatch):
+    from dpnn import exact_sampling as es
+
+    calls = []
+    original = es._light_side
+    monkeypatch.setattr(
+        es, "_light_side", lambda *a: calls.append(a[0].shape) or original(*a)
+    )
+    gap = np.array([[0.0, exact_sampling.TURN_Z_FLOOR - 0.01]])
+    mechanisms.exponential(gap, 2.0, 1.0, np.random.default_rng(22))  # scaled gap
+    assert not calls
+    mechanisms.exponential(gap + [[0.0, 0.02]], 2.0, 1.0, np.random.default_rng(22))
+    assert calls == [(1, 2)]
+
+
+@pytest.mark.parametrize("weights", [[0.0, -1.0, -np.inf, -2.5, 0.3], [-700.0, -701.0]])
+def test_categorical_log_law(weights):
+    n = 3000
+    rng = np.random.default_rng(23)
+    drawn = np.array([exact_sampling.categorical_log(weights, rng) for _ in range(n)])
+    w = np.array(weights)
+    p = np.exp(w - w.max())
+    p /= p.sum()
+    for i in range(len(w)):
+        assert _binomial_ok(np.sum(drawn == i), n, p[i])

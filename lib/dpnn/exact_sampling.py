@@ -14,10 +14,14 @@ ones for the floats they are given (a float is a rational number):
   a uniform read bit by bit until it is surely below or above an interval that
   holds the probability (rigorous interval arithmetic);
 - :func:`categorical`: an index with probability proportional to integer weights;
+- :func:`categorical_log`: an index with probability proportional to ``e^{w_i}``
+  (the exponential mechanism's law for float scores w);
 - :func:`discrete_laplace`: ``Pr[z] ~ e^{-|z| / t}`` on the integers for rational
   ``t`` (Canonne, Kamath and Steinke 2020, Alg. 2);
 - :func:`turns_beyond_floor`: DP-TT's turns, a float comparison where both
-  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere.
+  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere;
+- :func:`gumbel_beyond_floor`: the exponential mechanism's Gumbel-max draw where
+  every candidate is at least 2^-20 likely, the lighter ones exactly elsewhere.
 
 Every function takes ``rng`` (a ``numpy.random.Generator``); the same seed gives the
 same output. They are slower than the float samplers (Python loops over rounds of
@@ -37,8 +41,11 @@ __all__ = [
     "TURN_FLOOR",
     "TURN_Z_FLOOR",
     "turns_beyond_floor",
+    "gumbel_beyond_floor",
     "bernoulli_exp",
     "weighted_pair",
+    "share_of_first",
+    "categorical_log",
     "categorical",
     "discrete_laplace",
 ]
@@ -116,45 +123,25 @@ def _rational(raw) -> Fraction:
     return Fraction(*to_rational(raw))
 
 
-def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
-    """``size`` draws of True with probability ``p = a / (a + b e^-gamma)``, exactly.
+def _bernoulli_bounds(bounds, rng, size: int, prefix=None) -> np.ndarray:
+    """``size`` draws of True with probability p, exactly, where ``bounds(precision)``
+    returns rationals ``low <= p <= high`` that close in as ``precision`` (bits) grows.
 
-    ``a`` and ``b`` are non-negative rationals (floats or Fractions, not both 0),
-    ``gamma`` a float >= 0 or infinity. A uniform U in [0, 1) is read 62 bits at a
-    time and compared with an interval that holds p (mpmath's interval arithmetic,
-    whose endpoints are rounded outwards, at 64 bits more than U has): True once
-    U is certainly below p, False once certainly above; U falls in neither with
-    probability below 2^-61 per round, and then it gets 62 more bits. So
-    ``Pr[True]`` is exactly p, whatever p is, e.g. 1 - 1e-300.
+    A uniform U in [0, 1) is read 62 bits at a time: True once U is certainly
+    below p, False once certainly above; U falls in neither with probability below
+    2^-61 per round (the bounds are asked for 64 bits more than U has), and then it
+    gets 62 more bits. So ``Pr[True]`` is exactly p. ``prefix`` (integers below
+    2^62, one per draw) are the uniforms' first 62 bits when already drawn.
     """
-    from mpmath import iv
-
-    a, b = Fraction(a), Fraction(b)
-    if a < 0 or b < 0 or a + b == 0:
-        raise ValueError(f"a and b must be >= 0 and not both 0, got {a}, {b}")
-    gamma = float(gamma)
-    if not gamma >= 0:
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
-    if b == 0 or gamma == math.inf:
-        return np.ones(size, dtype=bool) if a > 0 else np.zeros(size, dtype=bool)
-
-    def bounds(precision):
-        saved, iv.prec = iv.prec, precision  # mpmath's interval context, restored
-        try:
-            first = iv.mpf(a.numerator) / iv.mpf(a.denominator)
-            second = iv.mpf(b.numerator) / iv.mpf(b.denominator)
-            second *= iv.exp(-iv.mpf(gamma))
-            low, high = (first / (first + second))._mpi_
-        finally:
-            iv.prec = saved
-        return _rational(low), _rational(high)
-
     out = np.zeros(size, dtype=bool)
     undecided = np.arange(size)
     uniform = np.zeros(size, dtype=object)
     bits = 0
     while undecided.size:
-        fresh = rng.integers(0, 2**62, size=undecided.size)
+        if prefix is not None and bits == 0:
+            fresh = np.asarray(prefix, dtype=np.int64)
+        else:
+            fresh = rng.integers(0, 2**62, size=undecided.size)
         bits += 62
         uniform[undecided] = uniform[undecided] * 2**62 + fresh.astype(object)
         low, high = bounds(bits + 64)
@@ -165,6 +152,88 @@ def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
         out[undecided[yes.astype(bool)]] = True
         undecided = undecided[~(yes | no).astype(bool)]
     return out
+
+
+def _interval_bounds(share):
+    """``bounds(precision)`` for :func:`_bernoulli_bounds` from ``share(iv)``, an mpmath
+    interval computation of p (endpoints rounded outwards, so they hold p)."""
+    from mpmath import iv
+
+    def bounds(precision):
+        saved, iv.prec = iv.prec, precision  # mpmath's interval context, restored
+        try:
+            low, high = share(iv)._mpi_
+        finally:
+            iv.prec = saved
+        return _rational(low), _rational(high)
+
+    return bounds
+
+
+def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
+    """``size`` draws of True with probability ``p = a / (a + b e^-gamma)``, exactly.
+
+    ``a`` and ``b`` are non-negative rationals (floats or Fractions, not both 0),
+    ``gamma`` a float >= 0 or infinity. p is held in an mpmath interval (rigorous
+    interval arithmetic) and compared with a uniform read bit by bit
+    (:func:`_bernoulli_bounds`), so ``Pr[True]`` is exactly p, whatever p is,
+    e.g. 1 - 1e-300.
+    """
+    a, b = Fraction(a), Fraction(b)
+    if a < 0 or b < 0 or a + b == 0:
+        raise ValueError(f"a and b must be >= 0 and not both 0, got {a}, {b}")
+    gamma = float(gamma)
+    if not gamma >= 0:
+        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
+    if b == 0 or gamma == math.inf:
+        return np.ones(size, dtype=bool) if a > 0 else np.zeros(size, dtype=bool)
+
+    def share(iv):
+        first = iv.mpf(a.numerator) / iv.mpf(a.denominator)
+        second = iv.mpf(b.numerator) / iv.mpf(b.denominator) * iv.exp(-iv.mpf(gamma))
+        return first / (first + second)
+
+    return _bernoulli_bounds(_interval_bounds(share), rng, size)
+
+
+def share_of_first(first, second, rng) -> bool:
+    """True with probability ``W_1 / (W_1 + W_2)``, exactly, where ``W_i`` sums
+    ``e^w`` over the floats ``w`` of ``first`` and ``second`` (``-inf`` adds 0).
+
+    The share is held in mpmath intervals and compared with a uniform read bit by
+    bit (:func:`_bernoulli_bounds`).
+    """
+    first = [float(w) for w in np.ravel(first) if w > -np.inf]
+    second = [float(w) for w in np.ravel(second) if w > -np.inf]
+    if not first or not second:
+        if not first and not second:
+            raise ValueError("first and second must not both be empty or -inf")
+        return bool(first)
+    share = _share_function(first, second)
+    return bool(_bernoulli_bounds(_interval_bounds(share), rng, 1)[0])
+
+
+def categorical_log(log_weights, rng) -> int:
+    """One index drawn with probability ``e^{w_i} / sum_j e^{w_j}``, exactly, for
+    floats ``w`` that are finite or ``-inf`` (never drawn), not all ``-inf``.
+
+    Binary splitting: the first half of the candidates against the second
+    (:func:`share_of_first`), then within the chosen half; ``ceil(log2 n)`` exact
+    draws.
+    """
+    weights = np.asarray(log_weights, dtype=float)
+    if weights.ndim != 1 or not np.any(np.isfinite(weights)):
+        raise ValueError("log_weights must be a 1-D array with a finite entry")
+    if np.any(np.isnan(weights)) or np.any(weights == np.inf):
+        raise ValueError("log_weights must be finite or -inf")
+    low, high = 0, weights.size
+    while high - low > 1:
+        middle = (low + high) // 2
+        if share_of_first(weights[low:middle], weights[middle:high], rng):
+            high = middle
+        else:
+            low = middle
+    return low
 
 
 def categorical(weights, rng, size: int = 1) -> np.ndarray:
@@ -250,3 +319,86 @@ def turns_beyond_floor(z, uniform, rng, skip=None):
     infinite = where[~np.isfinite(size)]
     turns[infinite] = z[infinite] > 0
     return turns
+
+
+def _spawned(rng):
+    """A child generator of ``rng`` that leaves ``rng``'s own draws unchanged."""
+    try:
+        return rng.spawn(1)[0]
+    except (TypeError, AttributeError, ValueError):  # no seed sequence to spawn from
+        return rng
+
+
+def gumbel_beyond_floor(scores, noisy, rng):
+    """``noisy`` (``scores`` plus float Gumbel noise, same shape, 1-D or 2-D rows)
+    with each row's argmax drawn exactly where a candidate is below the floor.
+
+    In a row where every candidate's probability (``softmax(scores)``) is at least
+    :data:`TURN_FLOOR`, nothing changes. In another, the light candidates (below
+    the floor) together are chosen with exactly their total probability (a
+    62-bit uniform against a float enclosure of it, refined in mpmath intervals
+    when undecided) and then one of them exactly
+    (:func:`categorical_log`): the returned row is 0 there and -inf elsewhere;
+    otherwise the light entries are set to -inf, so the Gumbel draw decides among
+    the heavy ones. The exact draws come from a child of ``rng`` (``rng.spawn``),
+    so ``rng``'s own stream is that of the float sampler.
+    """
+    from scipy.special import softmax
+
+    rows = np.atleast_2d(np.asarray(scores, dtype=float))
+    light = softmax(rows, axis=-1) < TURN_FLOOR
+    if not light.any():
+        return noisy
+    out = np.atleast_2d(np.array(noisy, dtype=float))
+    out[light] = -np.inf
+    exact = _spawned(rng)
+    chosen = _light_side(rows, light, exact)
+    for row in chosen:
+        scores_row, light_row = rows[row], light[row]
+        pick = np.flatnonzero(light_row)[categorical_log(scores_row[light_row], exact)]
+        out[row] = -np.inf
+        out[row, pick] = 0.0
+    return out.reshape(np.shape(noisy))
+
+
+#: Relative margin around a float share in :func:`_light_side` (its float error is
+#: below 1e-12: rounded differences of scores under 745, exponentials, sums).
+_SHARE_MARGIN = 1e-9
+
+
+def _light_side(rows, light, rng) -> np.ndarray:
+    """The rows (with a light candidate) whose light side is drawn, each with
+    probability exactly ``W_light / W_row`` (sums of ``e^score``).
+
+    One 62-bit uniform per row is compared with a float enclosure of the share (the
+    share times ``1 -+ 1e-9``); a row it cannot decide continues with the same
+    uniform against mpmath intervals (:func:`share_of_first`'s bounds).
+    """
+    candidates = np.flatnonzero(light.any(axis=-1))
+    shifted = np.exp(rows[candidates] - rows[candidates].max(axis=-1, keepdims=True))
+    weight_light = np.where(light[candidates], shifted, 0.0).sum(axis=-1)
+    share = weight_light / shifted.sum(axis=-1)
+    low = np.floor(share * (1 - _SHARE_MARGIN) * 2.0**62).astype(np.int64)
+    high = np.ceil(share * (1 + _SHARE_MARGIN) * 2.0**62).astype(np.int64)
+    u = rng.integers(0, 2**62, size=candidates.size)
+    yes = u + 1 <= low
+    undecided = np.flatnonzero(~yes & (u < high))
+    for i in undecided:
+        row = rows[candidates[i]]
+        first = [float(w) for w in row[light[candidates[i]]]]
+        second = [float(w) for w in row[~light[candidates[i]]]]
+        yes[i] = _bernoulli_bounds(
+            _interval_bounds(_share_function(first, second)), rng, 1, prefix=[u[i]]
+        )[0]
+    return candidates[yes]
+
+
+def _share_function(first, second):
+    """``share(iv)``: the interval of ``W_first / (W_first + W_second)``."""
+    top = max(first + second)  # e^{w - top} <= 1 (in intervals: no overflow)
+
+    def share(iv):
+        a = sum(iv.exp(iv.mpf(w) - top) for w in first)
+        return a / (a + sum(iv.exp(iv.mpf(w) - top) for w in second))
+
+    return share

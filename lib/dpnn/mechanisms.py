@@ -156,13 +156,23 @@ def exponential(utilities, epsilon, sensitivity, rng):
     which needs no exponentials and so cannot overflow, even for
     ``epsilon * u / sensitivity`` of order 1e18.
 
-    What holds in floating point: numpy draws Gumbel noise as
-    ``-log(-log(1 - U))`` from a 53-bit uniform U, so every draw but one of
-    probability 2^-53 lies in about [-3.6, 36.7]; a candidate whose score is more
-    than about 40 below the best (true probability below e^-40, about 4e-18) is
-    then never chosen. The sampled law therefore matches Def. 2.6 up to a
-    total-variation error of order 1e-16 per draw, not exactly; floating-point
-    samplers can also leak through their low-order bits (Mironov, CCS 2012).
+    As sampled: numpy draws Gumbel noise as ``-log(-log(1 - U))`` from a 53-bit
+    uniform U, so the noise lies in about [-3.6, 36.7] and is coarse near its top
+    (steps of ``e^{G - 53 ln 2}``): a candidate of probability p is drawn with
+    probability within a relative ``2^-53 / p`` of p (a bound from coupling each
+    float draw with a continuous one at most one grid step away, checked by
+    enumeration on 7- and 11-bit grids in tests/test_float_laws.py), and never
+    once p is below about e^-40. So in a row where every candidate has
+    probability at least 2^-20 (:data:`dpnn.exact_sampling.TURN_FLOOR`) the
+    Gumbel draw decides, and the row is ``epsilon + 3e-10``-DP as sampled
+    (within :data:`dpnn.float_laws.LOSS_SLACK`). In another row the lighter
+    candidates together are chosen with exactly their probability and one of
+    them exactly (:func:`dpnn.exact_sampling.categorical_log`); otherwise the
+    Gumbel draw among the others decides. Those exact draws come from a child
+    of ``rng`` (:func:`dpnn.exact_sampling.gumbel_beyond_floor`), so ``rng``'s own draws are those of the float
+    sampler and the result differs from it only where a light candidate is
+    drawn. Up to the rounding of the scores themselves; floating-point samplers
+    can also leak through their low-order bits (Mironov, CCS 2012).
 
     ``utilities`` has shape ``(n_rows, n_candidates)`` (returns an int array of
     length ``n_rows``) or ``(n_candidates,)`` (returns one int).
@@ -174,7 +184,7 @@ def exponential(utilities, epsilon, sensitivity, rng):
     scores = _scaled_utilities(utilities, epsilon, sensitivity)
     rng = generator(rng)
     noisy = scores + rng.gumbel(size=scores.shape)
-    choice = np.argmax(noisy, axis=-1)
+    choice = np.argmax(exact_sampling.gumbel_beyond_floor(scores, noisy, rng), axis=-1)
     return int(choice) if scores.ndim == 1 else choice.astype(np.intp)
 
 
