@@ -336,3 +336,48 @@ def test_categorical_log_law(weights):
     p /= p.sum()
     for i in range(len(w)):
         assert _binomial_ok(np.sum(drawn == i), n, p[i])
+
+
+def test_simrand_flips_draw_exactly_where_the_float_flip_would_never_happen(
+    monkeypatch,
+):
+    # epsilon / K = 40: a float flip U >= keep has probability 0 (an infinite loss).
+    from dpnn.simrand import flip_bits
+
+    keep = float_laws.uniform_below(mechanisms.keep_probability(40.0))
+    assert keep == 1.0
+    calls = []
+    original = exact_sampling.weighted_pair
+    monkeypatch.setattr(
+        exact_sampling, "weighted_pair", lambda *a: calls.append(a) or original(*a)
+    )
+    bits = np.zeros((20, 8), dtype=bool)
+    flip_bits(bits, 10.0, 1, np.random.default_rng(24))  # 10 per bit: float draw
+    assert not calls
+    flip_bits(bits, 80.0, 2, np.random.default_rng(24))  # 40 per bit: exact
+    assert calls and calls[0][2] == 40.0
+    # the flips' law at a measurable budget per bit (3 = 6 / K with K = 2)
+    out = flip_bits(np.zeros(200000, dtype=bool), 6.0, 2, np.random.default_rng(25))
+    assert _binomial_ok(out.sum(), out.size, 1 / (1 + math.exp(3.0)))
+
+
+def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
+    # Float Laplace noise lies in [-52 ln 2, 53 ln 2] / epsilon (U = 2^-53 and
+    # 1 - 2^-53 are its extremes), so counts 73 apart at epsilon = 1 never swap: the lower
+    # label's probability is 0 (old and float code), positive for counts one closer.
+    from dpnn.classification import noisy_argmax
+
+    extreme = float_laws.laplace_from_uniform(0.0, 1.0, 2.0**-53)
+    assert extreme == pytest.approx(-52 * math.log(2), rel=1e-12)
+    top = float_laws.laplace_from_uniform(0.0, 1.0, 1 - 2.0**-53)
+    assert top == pytest.approx(53 * math.log(2), rel=1e-12)
+    counts = np.array([[0, 73]])
+    rng = np.random.default_rng(27)
+    assert 0 not in noisy_argmax(np.repeat(counts, 20000, 0), 1.0, rng)
+    # exact noise: the law of argmax(c + L) for continuous Laplace(1) at a gap of 1,
+    # Pr[L0 - L1 > 1] = e^-1 (2 + 1) / 4 (to the grid's 2^-30)
+    n = 4000
+    chosen = noisy_argmax(
+        np.repeat([[0, 1]], n, 0), 1.0, np.random.default_rng(26), exact=True
+    )
+    assert _binomial_ok(np.sum(chosen == 0), n, 3 / 4 * math.exp(-1))
