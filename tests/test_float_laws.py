@@ -381,3 +381,42 @@ def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
         np.repeat([[0, 1]], n, 0), 1.0, np.random.default_rng(26), exact=True
     )
     assert _binomial_ok(np.sum(chosen == 0), n, 3 / 4 * math.exp(-1))
+
+
+# --- PSD noise --------------------------------------------------------------------
+
+
+def test_psd_exact_counts_are_on_the_grid_with_laplace_spread():
+    from dpnn.psd import quadtree
+
+    counts = (np.zeros(1), np.zeros(4), np.zeros(16), np.zeros(64), np.zeros(256))
+    epsilons = np.array([0.5, 0.3, 0.1, 0.05, 0.05])  # leaves first
+    noisy = quadtree.noisy_counts(counts, epsilons, np.random.default_rng(28), True)
+    leaves = noisy[-1]
+    assert np.array_equal(leaves * 2.0**30, np.round(leaves * 2.0**30))
+    # E|L| = 1 / epsilon and sd |L| = 1 / epsilon: 256 leaves at epsilon 0.5
+    assert abs(np.mean(np.abs(leaves)) - 2.0) <= Z * 2.0 / 16
+
+
+@pytest.mark.parametrize("n, epsilon, light", [(4, 0.5, False), (60, 2.0, True)])
+def test_em_median_segments_draw_light_intervals_exactly(
+    n, epsilon, light, monkeypatch
+):
+    # 60 values at epsilon 2: the extreme ranks are e^-30 likely, never drawn by
+    # float Gumbel noise beyond a gap of 40.3 (old code); they are drawn exactly.
+    from dpnn.psd import medians
+
+    calls = []
+    original = exact_sampling.gumbel_beyond_floor
+    monkeypatch.setattr(
+        exact_sampling,
+        "gumbel_beyond_floor",
+        lambda *a: calls.append(len(a[0])) or original(*a),
+    )
+    values = np.sort(np.random.default_rng(29).uniform(0, 1, n))
+    segment = np.zeros(n, dtype=np.int64)
+    out = medians.segment_medians(
+        values, segment, [0.0], [1.0], "em", epsilon, np.random.default_rng(30)
+    )
+    assert 0 <= out[0] <= 1
+    assert calls == ([n + 1] if light else [])
