@@ -14,7 +14,14 @@ import math
 import numpy as np
 import pytest
 
-from dpnn import exact_sampling, float_laws, local_mechanisms, lsrr, mechanisms
+from dpnn import (
+    exact_choice,
+    exact_sampling,
+    float_laws,
+    local_mechanisms,
+    lsrr,
+    mechanisms,
+)
 
 #: Standard deviations of a two-sided binomial check failing with probability < 1e-6.
 Z = 5.3
@@ -283,7 +290,7 @@ def test_float_gumbel_never_draws_a_candidate_41_below():
     assert g(1 - 2.0**-53) - g(2.0**-53) < 41
     scores = np.array([[0.0, -41.0]])
     rng = np.random.default_rng(0)
-    light = exact_sampling.gumbel_beyond_floor(scores, scores.copy(), rng)
+    light = exact_choice.gumbel_beyond_floor(scores, scores.copy(), rng)
     assert light[0, 1] == -np.inf or light[0, 0] == -np.inf  # decided exactly
 
 
@@ -299,7 +306,7 @@ def test_exponential_rows_with_light_candidates_draw_them_exactly(monkeypatch):
     # Below the floor the light side is drawn with exactly its probability (here
     # made measurable by calling the light side of a candidate of probability 0.3,
     # with the float enclosure and with every row refined in intervals).
-    from dpnn import exact_sampling as es
+    from dpnn import exact_choice as es
 
     n = 40000
     rows = np.tile([math.log(0.3), math.log(0.7)], (n, 1))
@@ -312,7 +319,7 @@ def test_exponential_rows_with_light_candidates_draw_them_exactly(monkeypatch):
 
 
 def test_exponential_uses_the_exact_side_only_below_the_floor(monkeypatch):
-    from dpnn import exact_sampling as es
+    from dpnn import exact_choice as es
 
     calls = []
     original = es._light_side
@@ -330,7 +337,7 @@ def test_exponential_uses_the_exact_side_only_below_the_floor(monkeypatch):
 def test_categorical_log_law(weights):
     n = 3000
     rng = np.random.default_rng(23)
-    drawn = np.array([exact_sampling.categorical_log(weights, rng) for _ in range(n)])
+    drawn = np.array([exact_choice.categorical_log(weights, rng) for _ in range(n)])
     w = np.array(weights)
     p = np.exp(w - w.max())
     p /= p.sum()
@@ -363,8 +370,8 @@ def test_simrand_flips_draw_exactly_where_the_float_flip_would_never_happen(
 
 def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
     # Float Laplace noise lies in [-52 ln 2, 53 ln 2] / epsilon (U = 2^-53 and
-    # 1 - 2^-53 are its extremes), so counts 73 apart at epsilon = 1 never swap: the lower
-    # label's probability is 0 (old and float code), positive for counts one closer.
+    # 1 - 2^-53 are its extremes), so counts 73 apart at epsilon = 1 never swap: the
+    # lower label's probability is 0 (the float noise), positive one count closer.
     from dpnn.classification import noisy_argmax
 
     extreme = float_laws.laplace_from_uniform(0.0, 1.0, 2.0**-53)
@@ -407,9 +414,9 @@ def test_em_median_segments_draw_light_intervals_exactly(
     from dpnn.psd import medians
 
     calls = []
-    original = exact_sampling.gumbel_beyond_floor
+    original = exact_choice.gumbel_beyond_floor
     monkeypatch.setattr(
-        exact_sampling,
+        exact_choice,
         "gumbel_beyond_floor",
         lambda *a: calls.append(len(a[0])) or original(*a),
     )
@@ -420,3 +427,19 @@ def test_em_median_segments_draw_light_intervals_exactly(
     )
     assert 0 <= out[0] <= 1
     assert calls == ([n + 1] if light else [])
+
+
+def test_discrete_gaussian_law_and_gaussian_exact_on_the_grid():
+    n, sigma = 3000, 1.5
+    z = exact_sampling.discrete_gaussian(sigma, np.random.default_rng(31), n)
+    z = z.astype(float)
+    support = np.arange(-20, 21)
+    law = np.exp(-(support**2) / (2 * sigma**2))
+    law /= law.sum()
+    for value in [0, 1, -2, 3]:
+        assert _binomial_ok(np.sum(z == value), n, law[20 + value])
+    out = mechanisms.gaussian_exact(
+        np.full((200, 2), 0.3), 2.0, np.random.default_rng(32), grid_bits=0
+    )
+    # step 2^(1 - 0) = 2: every output is an even integer, whatever the input
+    assert np.array_equal(out, 2 * np.round(out / 2))

@@ -14,14 +14,14 @@ ones for the floats they are given (a float is a rational number):
   a uniform read bit by bit until it is surely below or above an interval that
   holds the probability (rigorous interval arithmetic);
 - :func:`categorical`: an index with probability proportional to integer weights;
-- :func:`categorical_log`: an index with probability proportional to ``e^{w_i}``
-  (the exponential mechanism's law for float scores w);
 - :func:`discrete_laplace`: ``Pr[z] ~ e^{-|z| / t}`` on the integers for rational
   ``t`` (Canonne, Kamath and Steinke 2020, Alg. 2);
+- :func:`discrete_gaussian`: ``Pr[z] ~ e^{-z^2 / (2 sigma^2)}`` on the integers for
+  rational ``sigma`` (the same paper, Alg. 3);
 - :func:`turns_beyond_floor`: DP-TT's turns, a float comparison where both
-  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere;
-- :func:`gumbel_beyond_floor`: the exponential mechanism's Gumbel-max draw where
-  every candidate is at least 2^-20 likely, the lighter ones exactly elsewhere.
+  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere
+  (:mod:`dpnn.exact_choice` does the same for the exponential mechanism's
+  Gumbel-max draw).
 
 Every function takes ``rng`` (a ``numpy.random.Generator``); the same seed gives the
 same output. They are slower than the float samplers (Python loops over rounds of
@@ -41,13 +41,13 @@ __all__ = [
     "TURN_FLOOR",
     "TURN_Z_FLOOR",
     "turns_beyond_floor",
-    "gumbel_beyond_floor",
     "bernoulli_exp",
+    "bernoulli_from_bounds",
+    "interval_bounds",
     "weighted_pair",
-    "share_of_first",
-    "categorical_log",
     "categorical",
     "discrete_laplace",
+    "discrete_gaussian",
 ]
 
 #: Largest integer bound drawn with ``Generator.integers`` (int64); above, bytes.
@@ -104,6 +104,11 @@ def bernoulli_exp(gamma, rng, size: int = 1) -> np.ndarray:
     gamma = Fraction(float(gamma))
     if gamma < 0:
         raise ValueError(f"gamma must be >= 0, got {float(gamma)!r}")
+    return _bernoulli_exp_rational(gamma, rng, size)
+
+
+def _bernoulli_exp_rational(gamma: Fraction, rng, size: int = 1) -> np.ndarray:
+    """Bernoulli(e^-gamma) for a rational gamma >= 0 (see :func:`bernoulli_exp`)."""
     whole = math.floor(gamma)
     out = _bernoulli_exp_fraction(gamma - whole, rng, size)
     active = np.flatnonzero(out)
@@ -123,7 +128,7 @@ def _rational(raw) -> Fraction:
     return Fraction(*to_rational(raw))
 
 
-def _bernoulli_bounds(bounds, rng, size: int, prefix=None) -> np.ndarray:
+def bernoulli_from_bounds(bounds, rng, size: int, prefix=None) -> np.ndarray:
     """``size`` draws of True with probability p, exactly, where ``bounds(precision)``
     returns rationals ``low <= p <= high`` that close in as ``precision`` (bits) grows.
 
@@ -154,9 +159,9 @@ def _bernoulli_bounds(bounds, rng, size: int, prefix=None) -> np.ndarray:
     return out
 
 
-def _interval_bounds(share):
-    """``bounds(precision)`` for :func:`_bernoulli_bounds` from ``share(iv)``, an mpmath
-    interval computation of p (endpoints rounded outwards, so they hold p)."""
+def interval_bounds(share):
+    """``bounds(precision)`` for :func:`bernoulli_from_bounds` from ``share(iv)``, an
+    mpmath interval computation of p (endpoints rounded outwards, so they hold p)."""
     from mpmath import iv
 
     def bounds(precision):
@@ -176,7 +181,7 @@ def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
     ``a`` and ``b`` are non-negative rationals (floats or Fractions, not both 0),
     ``gamma`` a float >= 0 or infinity. p is held in an mpmath interval (rigorous
     interval arithmetic) and compared with a uniform read bit by bit
-    (:func:`_bernoulli_bounds`), so ``Pr[True]`` is exactly p, whatever p is,
+    (:func:`bernoulli_from_bounds`), so ``Pr[True]`` is exactly p, whatever p is,
     e.g. 1 - 1e-300.
     """
     a, b = Fraction(a), Fraction(b)
@@ -193,47 +198,7 @@ def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
         second = iv.mpf(b.numerator) / iv.mpf(b.denominator) * iv.exp(-iv.mpf(gamma))
         return first / (first + second)
 
-    return _bernoulli_bounds(_interval_bounds(share), rng, size)
-
-
-def share_of_first(first, second, rng) -> bool:
-    """True with probability ``W_1 / (W_1 + W_2)``, exactly, where ``W_i`` sums
-    ``e^w`` over the floats ``w`` of ``first`` and ``second`` (``-inf`` adds 0).
-
-    The share is held in mpmath intervals and compared with a uniform read bit by
-    bit (:func:`_bernoulli_bounds`).
-    """
-    first = [float(w) for w in np.ravel(first) if w > -np.inf]
-    second = [float(w) for w in np.ravel(second) if w > -np.inf]
-    if not first or not second:
-        if not first and not second:
-            raise ValueError("first and second must not both be empty or -inf")
-        return bool(first)
-    share = _share_function(first, second)
-    return bool(_bernoulli_bounds(_interval_bounds(share), rng, 1)[0])
-
-
-def categorical_log(log_weights, rng) -> int:
-    """One index drawn with probability ``e^{w_i} / sum_j e^{w_j}``, exactly, for
-    floats ``w`` that are finite or ``-inf`` (never drawn), not all ``-inf``.
-
-    Binary splitting: the first half of the candidates against the second
-    (:func:`share_of_first`), then within the chosen half; ``ceil(log2 n)`` exact
-    draws.
-    """
-    weights = np.asarray(log_weights, dtype=float)
-    if weights.ndim != 1 or not np.any(np.isfinite(weights)):
-        raise ValueError("log_weights must be a 1-D array with a finite entry")
-    if np.any(np.isnan(weights)) or np.any(weights == np.inf):
-        raise ValueError("log_weights must be finite or -inf")
-    low, high = 0, weights.size
-    while high - low > 1:
-        middle = (low + high) // 2
-        if share_of_first(weights[low:middle], weights[middle:high], rng):
-            high = middle
-        else:
-            low = middle
-    return low
+    return bernoulli_from_bounds(interval_bounds(share), rng, size)
 
 
 def categorical(weights, rng, size: int = 1) -> np.ndarray:
@@ -283,6 +248,31 @@ def discrete_laplace(scale, rng, size: int = 1) -> np.ndarray:
     return out
 
 
+def discrete_gaussian(sigma, rng, size: int = 1) -> np.ndarray:
+    """``size`` integers with ``Pr[z] ~ e^{-z^2 / (2 sigma^2)}``, exactly.
+
+    ``sigma`` > 0 is a rational (float or Fraction); CKS 2020, Alg. 3: with ``t =
+    floor(sigma) + 1``, a discrete Laplace Y of scale t (:func:`discrete_laplace`)
+    is kept with probability ``e^{-(|Y| - sigma^2 / t)^2 / (2 sigma^2)}`` (a
+    rational exponent, :func:`bernoulli_exp`'s construction), else redrawn.
+    Returns Python integers in an object array.
+    """
+    sigma = Fraction(sigma)
+    if sigma <= 0:
+        raise ValueError(f"sigma must be > 0, got {float(sigma)!r}")
+    variance = sigma * sigma
+    t = math.floor(sigma) + 1
+    out = np.empty(size, dtype=object)
+    for i in range(size):
+        while True:
+            y = int(discrete_laplace(t, rng, 1)[0])
+            gamma = (abs(y) - variance / t) ** 2 / (2 * variance)
+            if _bernoulli_exp_rational(gamma, rng, 1)[0]:
+                out[i] = y
+                break
+    return out
+
+
 #: Smallest turn probability a float comparison draws (2^-20): its sampled value is
 #: then within a factor 1 + 2^-33 of the ideal one.
 TURN_FLOOR = 2.0**-20
@@ -319,86 +309,3 @@ def turns_beyond_floor(z, uniform, rng, skip=None):
     infinite = where[~np.isfinite(size)]
     turns[infinite] = z[infinite] > 0
     return turns
-
-
-def _spawned(rng):
-    """A child generator of ``rng`` that leaves ``rng``'s own draws unchanged."""
-    try:
-        return rng.spawn(1)[0]
-    except (TypeError, AttributeError, ValueError):  # no seed sequence to spawn from
-        return rng
-
-
-def gumbel_beyond_floor(scores, noisy, rng):
-    """``noisy`` (``scores`` plus float Gumbel noise, same shape, 1-D or 2-D rows)
-    with each row's argmax drawn exactly where a candidate is below the floor.
-
-    In a row where every candidate's probability (``softmax(scores)``) is at least
-    :data:`TURN_FLOOR`, nothing changes. In another, the light candidates (below
-    the floor) together are chosen with exactly their total probability (a
-    62-bit uniform against a float enclosure of it, refined in mpmath intervals
-    when undecided) and then one of them exactly
-    (:func:`categorical_log`): the returned row is 0 there and -inf elsewhere;
-    otherwise the light entries are set to -inf, so the Gumbel draw decides among
-    the heavy ones. The exact draws come from a child of ``rng`` (``rng.spawn``),
-    so ``rng``'s own stream is that of the float sampler.
-    """
-    from scipy.special import softmax
-
-    rows = np.atleast_2d(np.asarray(scores, dtype=float))
-    light = softmax(rows, axis=-1) < TURN_FLOOR
-    if not light.any():
-        return noisy
-    out = np.atleast_2d(np.array(noisy, dtype=float))
-    out[light] = -np.inf
-    exact = _spawned(rng)
-    chosen = _light_side(rows, light, exact)
-    for row in chosen:
-        scores_row, light_row = rows[row], light[row]
-        pick = np.flatnonzero(light_row)[categorical_log(scores_row[light_row], exact)]
-        out[row] = -np.inf
-        out[row, pick] = 0.0
-    return out.reshape(np.shape(noisy))
-
-
-#: Relative margin around a float share in :func:`_light_side` (its float error is
-#: below 1e-12: rounded differences of scores under 745, exponentials, sums).
-_SHARE_MARGIN = 1e-9
-
-
-def _light_side(rows, light, rng) -> np.ndarray:
-    """The rows (with a light candidate) whose light side is drawn, each with
-    probability exactly ``W_light / W_row`` (sums of ``e^score``).
-
-    One 62-bit uniform per row is compared with a float enclosure of the share (the
-    share times ``1 -+ 1e-9``); a row it cannot decide continues with the same
-    uniform against mpmath intervals (:func:`share_of_first`'s bounds).
-    """
-    candidates = np.flatnonzero(light.any(axis=-1))
-    shifted = np.exp(rows[candidates] - rows[candidates].max(axis=-1, keepdims=True))
-    weight_light = np.where(light[candidates], shifted, 0.0).sum(axis=-1)
-    share = weight_light / shifted.sum(axis=-1)
-    low = np.floor(share * (1 - _SHARE_MARGIN) * 2.0**62).astype(np.int64)
-    high = np.ceil(share * (1 + _SHARE_MARGIN) * 2.0**62).astype(np.int64)
-    u = rng.integers(0, 2**62, size=candidates.size)
-    yes = u + 1 <= low
-    undecided = np.flatnonzero(~yes & (u < high))
-    for i in undecided:
-        row = rows[candidates[i]]
-        first = [float(w) for w in row[light[candidates[i]]]]
-        second = [float(w) for w in row[~light[candidates[i]]]]
-        yes[i] = _bernoulli_bounds(
-            _interval_bounds(_share_function(first, second)), rng, 1, prefix=[u[i]]
-        )[0]
-    return candidates[yes]
-
-
-def _share_function(first, second):
-    """``share(iv)``: the interval of ``W_first / (W_first + W_second)``."""
-    top = max(first + second)  # e^{w - top} <= 1 (in intervals: no overflow)
-
-    def share(iv):
-        a = sum(iv.exp(iv.mpf(w) - top) for w in first)
-        return a / (a + sum(iv.exp(iv.mpf(w) - top) for w in second))
-
-    return share

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dpnn import exact_sampling, mechanisms
+from dpnn import exact_choice, exact_sampling, mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
 
 from . import quadtree
@@ -288,7 +288,7 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
 
 def _light_intervals_exactly(base, score, offset, rng):
     """``score`` (``base`` plus float Gumbel noise) with each segment drawn by
-    :func:`dpnn.exact_sampling.gumbel_beyond_floor` where one of its intervals of
+    :func:`dpnn.exact_choice.gumbel_beyond_floor` where one of its intervals of
     positive length is below 2^-20 likely: the Gumbel draw among the others, the
     light ones exactly (from a child generator, so ``rng``'s stream is unchanged)."""
     top = np.maximum.reduceat(base, offset)
@@ -303,7 +303,7 @@ def _light_intervals_exactly(base, score, offset, rng):
     score = score.copy()
     for s in flagged:
         part = slice(offset[s], offset[s] + sizes[s])
-        score[part] = exact_sampling.gumbel_beyond_floor(base[part], score[part], rng)
+        score[part] = exact_choice.gumbel_beyond_floor(base[part], score[part], rng)
     return score
 
 

@@ -1,0 +1,141 @@
+"""Exact draws among many candidates: the exponential mechanism below its float floor.
+
+numpy's Gumbel-max draw of the exponential mechanism samples a candidate of
+probability p with probability within a relative ``2^-53 / p`` of p (tests/
+test_float_laws.py enumerates the float law on reduced grids), and never once p is
+below about e^-40. The functions here keep that draw where every candidate is at
+least :data:`dpnn.exact_sampling.TURN_FLOOR` (2^-20) likely and draw the lighter
+candidates exactly elsewhere, from mpmath interval bounds of their shares compared
+with a uniform read bit by bit (:func:`dpnn.exact_sampling.bernoulli_from_bounds`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpnn.exact_sampling import TURN_FLOOR, bernoulli_from_bounds, interval_bounds
+
+__all__ = ["share_of_first", "categorical_log", "gumbel_beyond_floor"]
+
+
+def share_of_first(first, second, rng) -> bool:
+    """True with probability ``W_1 / (W_1 + W_2)``, exactly, where ``W_i`` sums
+    ``e^w`` over the floats ``w`` of ``first`` and ``second`` (``-inf`` adds 0).
+
+    The share is held in mpmath intervals and compared with a uniform read bit by
+    bit (:func:`_bernoulli_bounds`).
+    """
+    first = [float(w) for w in np.ravel(first) if w > -np.inf]
+    second = [float(w) for w in np.ravel(second) if w > -np.inf]
+    if not first or not second:
+        if not first and not second:
+            raise ValueError("first and second must not both be empty or -inf")
+        return bool(first)
+    share = _share_function(first, second)
+    return bool(bernoulli_from_bounds(interval_bounds(share), rng, 1)[0])
+
+
+def categorical_log(log_weights, rng) -> int:
+    """One index drawn with probability ``e^{w_i} / sum_j e^{w_j}``, exactly, for
+    floats ``w`` that are finite or ``-inf`` (never drawn), not all ``-inf``.
+
+    Binary splitting: the first half of the candidates against the second
+    (:func:`share_of_first`), then within the chosen half; ``ceil(log2 n)`` exact
+    draws.
+    """
+    weights = np.asarray(log_weights, dtype=float)
+    if weights.ndim != 1 or not np.any(np.isfinite(weights)):
+        raise ValueError("log_weights must be a 1-D array with a finite entry")
+    if np.any(np.isnan(weights)) or np.any(weights == np.inf):
+        raise ValueError("log_weights must be finite or -inf")
+    low, high = 0, weights.size
+    while high - low > 1:
+        middle = (low + high) // 2
+        if share_of_first(weights[low:middle], weights[middle:high], rng):
+            high = middle
+        else:
+            low = middle
+    return low
+
+
+def _spawned(rng):
+    """A child generator of ``rng`` that leaves ``rng``'s own draws unchanged."""
+    try:
+        return rng.spawn(1)[0]
+    except (TypeError, AttributeError, ValueError):  # no seed sequence to spawn from
+        return rng
+
+
+def gumbel_beyond_floor(scores, noisy, rng):
+    """``noisy`` (``scores`` plus float Gumbel noise, same shape, 1-D or 2-D rows)
+    with each row's argmax drawn exactly where a candidate is below the floor.
+
+    In a row where every candidate's probability (``softmax(scores)``) is at least
+    :data:`dpnn.exact_sampling.TURN_FLOOR`, nothing changes. In another, the light
+    candidates (below the floor) together are chosen with exactly their total
+    probability (a 62-bit uniform against a float enclosure of it, refined in
+    mpmath intervals when undecided) and then one of them exactly
+    (:func:`categorical_log`): the returned row is 0 there and -inf elsewhere;
+    otherwise the light entries are set to -inf, so the Gumbel draw decides among
+    the heavy ones. The exact draws come from a child of ``rng`` (``rng.spawn``),
+    so ``rng``'s own stream is that of the float sampler.
+    """
+    from scipy.special import softmax
+
+    rows = np.atleast_2d(np.asarray(scores, dtype=float))
+    light = softmax(rows, axis=-1) < TURN_FLOOR
+    if not light.any():
+        return noisy
+    out = np.atleast_2d(np.array(noisy, dtype=float))
+    out[light] = -np.inf
+    exact = _spawned(rng)
+    chosen = _light_side(rows, light, exact)
+    for row in chosen:
+        scores_row, light_row = rows[row], light[row]
+        pick = np.flatnonzero(light_row)[categorical_log(scores_row[light_row], exact)]
+        out[row] = -np.inf
+        out[row, pick] = 0.0
+    return out.reshape(np.shape(noisy))
+
+
+#: Relative margin around a float share in :func:`_light_side` (its float error is
+#: below 1e-12: rounded differences of scores under 745, exponentials, sums).
+_SHARE_MARGIN = 1e-9
+
+
+def _light_side(rows, light, rng) -> np.ndarray:
+    """The rows (with a light candidate) whose light side is drawn, each with
+    probability exactly ``W_light / W_row`` (sums of ``e^score``).
+
+    One 62-bit uniform per row is compared with a float enclosure of the share (the
+    share times ``1 -+ 1e-9``); a row it cannot decide continues with the same
+    uniform against mpmath intervals (:func:`share_of_first`'s bounds).
+    """
+    candidates = np.flatnonzero(light.any(axis=-1))
+    shifted = np.exp(rows[candidates] - rows[candidates].max(axis=-1, keepdims=True))
+    weight_light = np.where(light[candidates], shifted, 0.0).sum(axis=-1)
+    share = weight_light / shifted.sum(axis=-1)
+    low = np.floor(share * (1 - _SHARE_MARGIN) * 2.0**62).astype(np.int64)
+    high = np.ceil(share * (1 + _SHARE_MARGIN) * 2.0**62).astype(np.int64)
+    u = rng.integers(0, 2**62, size=candidates.size)
+    yes = u + 1 <= low
+    undecided = np.flatnonzero(~yes & (u < high))
+    for i in undecided:
+        row = rows[candidates[i]]
+        first = [float(w) for w in row[light[candidates[i]]]]
+        second = [float(w) for w in row[~light[candidates[i]]]]
+        yes[i] = bernoulli_from_bounds(
+            interval_bounds(_share_function(first, second)), rng, 1, prefix=[u[i]]
+        )[0]
+    return candidates[yes]
+
+
+def _share_function(first, second):
+    """``share(iv)``: the interval of ``W_first / (W_first + W_second)``."""
+    top = max(first + second)  # e^{w - top} <= 1 (in intervals: no overflow)
+
+    def share(iv):
+        a = sum(iv.exp(iv.mpf(w) - top) for w in first)
+        return a / (a + sum(iv.exp(iv.mpf(w) - top) for w in second))
+
+    return share
