@@ -443,3 +443,26 @@ def test_discrete_gaussian_law_and_gaussian_exact_on_the_grid():
     )
     # step 2^(1 - 0) = 2: every output is an even integer, whatever the input
     assert np.array_equal(out, 2 * np.round(out / 2))
+
+
+def test_planar_laplace_float_radius_is_bounded_and_the_exact_law_is_the_lattice():
+    # The float radius never exceeds 40.46 / epsilon (an infinite loss for outputs
+    # beyond it from one input); the exact sampler draws Pr[z] ~ e^{-c ||z||} on Z^2.
+    from dpnn import baselines
+
+    largest = mechanisms.planar_laplace_radius(np.array([1 - 2.0**-53]), 1.0)[0]
+    assert largest == pytest.approx(40.4616, abs=1e-3)
+    n, c = 3000, 1.0
+    z = exact_sampling.discrete_planar_laplace(c, np.random.default_rng(33), n)
+    z = z.astype(float)
+    grid = np.arange(-60, 61)
+    x, y = np.meshgrid(grid, grid)
+    law = np.exp(-c * np.hypot(x, y))
+    law /= law.sum()
+    for a, b in [(0, 0), (1, 0), (1, 1), (2, -1)]:
+        hits = np.sum((z[:, 0] == a) & (z[:, 1] == b))
+        assert _binomial_ok(hits, n, law[60 + b, 60 + a])
+    out = baselines.planar_laplace_exact(
+        np.full((20, 2), 0.3), 1.0, np.random.default_rng(34), grid_bits=0
+    )
+    assert np.array_equal(out, np.round(out))  # step 1: the integer lattice

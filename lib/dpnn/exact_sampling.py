@@ -18,6 +18,8 @@ ones for the floats they are given (a float is a rational number):
   ``t`` (Canonne, Kamath and Steinke 2020, Alg. 2);
 - :func:`discrete_gaussian`: ``Pr[z] ~ e^{-z^2 / (2 sigma^2)}`` on the integers for
   rational ``sigma`` (the same paper, Alg. 3);
+- :func:`discrete_planar_laplace`: ``Pr[z] ~ e^{-c ||z||_2}`` on the integer
+  lattice Z^2 for rational ``c``;
 - :func:`turns_beyond_floor`: DP-TT's turns, a float comparison where both
   outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere
   (:mod:`dpnn.exact_choice` does the same for the exponential mechanism's
@@ -48,6 +50,7 @@ __all__ = [
     "categorical",
     "discrete_laplace",
     "discrete_gaussian",
+    "discrete_planar_laplace",
 ]
 
 #: Largest integer bound drawn with ``Generator.integers`` (int64); above, bytes.
@@ -269,6 +272,40 @@ def discrete_gaussian(sigma, rng, size: int = 1) -> np.ndarray:
             gamma = (abs(y) - variance / t) ** 2 / (2 * variance)
             if _bernoulli_exp_rational(gamma, rng, 1)[0]:
                 out[i] = y
+                break
+    return out
+
+
+def discrete_planar_laplace(rate, rng, size: int = 1) -> np.ndarray:
+    """``size`` points of Z^2 with ``Pr[z] ~ e^{-c ||z||_2}``, exactly (``c = rate``,
+    a rational > 0; Python integers in an object array of shape (size, 2)).
+
+    Rejection from two independent discrete Laplace coordinates of scale t, a
+    rational with ``t c >= sqrt(2)`` (checked in rationals), so that
+    ``e^{-c ||z||_2} <= e^{-||z||_1 / t}``; a proposal is kept with probability
+    ``e^{-(c ||z||_2 - ||z||_1 / t)}`` (a square root: mpmath intervals against
+    a uniform read bit by bit, :func:`bernoulli_from_bounds`). About 4 in 5
+    proposals are kept when c is small.
+    """
+    c = Fraction(rate)
+    if c <= 0:
+        raise ValueError(f"rate must be > 0, got {float(c)!r}")
+    t = Fraction(math.sqrt(2) / float(c))
+    while (t * c) ** 2 < 2:
+        t *= 1 + Fraction(1, 2**40)
+    out = np.empty((size, 2), dtype=object)
+    for i in range(size):
+        while True:
+            z1, z2 = (int(v) for v in discrete_laplace(t, rng, 2))
+
+            def keep(iv, z1=z1, z2=z2):
+                norm = iv.sqrt(iv.mpf(z1 * z1 + z2 * z2))
+                rate_iv = iv.mpf(c.numerator) / iv.mpf(c.denominator)
+                scale = iv.mpf(t.denominator) / iv.mpf(t.numerator)
+                return iv.exp(-(rate_iv * norm - (abs(z1) + abs(z2)) * scale))
+
+            if z1 == z2 == 0 or bernoulli_from_bounds(interval_bounds(keep), rng, 1)[0]:
+                out[i] = (z1, z2)
                 break
     return out
 

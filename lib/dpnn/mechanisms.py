@@ -332,6 +332,11 @@ def planar_laplace(points, epsilon, rng):
     differ by at most ``e^{epsilon d(x, x')}``. ``epsilon`` is per unit of the
     coordinates (per metre if points are in metres); the privacy level within
     radius r is ``epsilon * r``. Outputs are continuous (no grid remapping).
+
+    As sampled: no budget keeps this promise exactly. The radius (inverse CDF of
+    a 53-bit uniform) is at most ``40.46 / epsilon``, so an output within that of
+    x but not of x' has an infinite ratio, and float outputs differ by input (as
+    for :func:`laplace`); :func:`dpnn.baselines.planar_laplace_exact` is exact.
     """
     array, shape = _points(points, "points", dimension=2)
     epsilon = positive_finite(epsilon, "epsilon")
@@ -380,10 +385,9 @@ def gaussian(points, sigma, rng):
     ``rho = 1 / (2 sigma^2)`` per squared unit of distance (Liang and Yi 2023,
     Thm 3.1). It gives no pure epsilon-DP guarantee.
 
-    As sampled: no sigma keeps this promise exactly (float noise, as for
-    :func:`laplace`: each input reaches its own set of floats, and numpy's
-    normal sampler has a bounded float tail); :func:`gaussian_exact` draws an
-    exact law.
+    As sampled: no sigma keeps this promise exactly (float noise reaches its own
+    set of floats from each input, as for :func:`laplace`, with a bounded
+    tail); :func:`gaussian_exact` draws an exact law.
     """
     array = finite_array(points, "points")
     sigma = positive_finite(sigma, "sigma")
