@@ -15,7 +15,13 @@ import numpy as np
 
 from dpnn.exact_sampling import TURN_FLOOR, bernoulli_from_bounds, interval_bounds
 
-__all__ = ["share_of_first", "categorical_log", "gumbel_beyond_floor"]
+__all__ = [
+    "share_of_first",
+    "categorical_log",
+    "light_sides",
+    "spawned",
+    "gumbel_beyond_floor",
+]
 
 
 def share_of_first(first, second, rng) -> bool:
@@ -58,7 +64,7 @@ def categorical_log(log_weights, rng) -> int:
     return low
 
 
-def _spawned(rng):
+def spawned(rng):
     """A child generator of ``rng`` that leaves ``rng``'s own draws unchanged."""
     try:
         return rng.spawn(1)[0]
@@ -88,7 +94,7 @@ def gumbel_beyond_floor(scores, noisy, rng):
         return noisy
     out = np.atleast_2d(np.array(noisy, dtype=float))
     out[light] = -np.inf
-    exact = _spawned(rng)
+    exact = spawned(rng)
     chosen = _light_side(rows, light, exact)
     for row in chosen:
         scores_row, light_row = rows[row], light[row]
@@ -105,29 +111,41 @@ _SHARE_MARGIN = 1e-9
 
 def _light_side(rows, light, rng) -> np.ndarray:
     """The rows (with a light candidate) whose light side is drawn, each with
-    probability exactly ``W_light / W_row`` (sums of ``e^score``).
-
-    One 62-bit uniform per row is compared with a float enclosure of the share (the
-    share times ``1 -+ 1e-9``); a row it cannot decide continues with the same
-    uniform against mpmath intervals (:func:`share_of_first`'s bounds).
-    """
+    probability exactly ``W_light / W_row`` (sums of ``e^score``), by
+    :func:`light_sides`."""
     candidates = np.flatnonzero(light.any(axis=-1))
     shifted = np.exp(rows[candidates] - rows[candidates].max(axis=-1, keepdims=True))
     weight_light = np.where(light[candidates], shifted, 0.0).sum(axis=-1)
-    share = weight_light / shifted.sum(axis=-1)
-    low = np.floor(share * (1 - _SHARE_MARGIN) * 2.0**62).astype(np.int64)
-    high = np.ceil(share * (1 + _SHARE_MARGIN) * 2.0**62).astype(np.int64)
-    u = rng.integers(0, 2**62, size=candidates.size)
+
+    def sides(i):
+        row, mask = rows[candidates[i]], light[candidates[i]]
+        return row[mask], row[~mask]
+
+    return candidates[light_sides(weight_light / shifted.sum(axis=-1), sides, rng)]
+
+
+def light_sides(shares, sides, rng) -> np.ndarray:
+    """For each float ``shares[i]`` of ``W_first / (W_first + W_second)`` (sums of
+    ``e^w`` over the scores ``sides(i)`` returns), True with exactly that ratio.
+
+    One 62-bit uniform per entry is compared with a float enclosure of the share
+    (times ``1 -+ 1e-9``, widened by one unit of 2^-62, which covers the float
+    error: below 1e-12 relative, and subnormal terms); an entry it cannot decide
+    continues with the same uniform against mpmath intervals.
+    """
+    shares = np.asarray(shares, dtype=float)
+    low = np.floor(shares * (1 - _SHARE_MARGIN) * 2.0**62).astype(np.int64) - 1
+    high = np.ceil(shares * (1 + _SHARE_MARGIN) * 2.0**62).astype(np.int64) + 1
+    u = rng.integers(0, 2**62, size=shares.size)
     yes = u + 1 <= low
-    undecided = np.flatnonzero(~yes & (u < high))
-    for i in undecided:
-        row = rows[candidates[i]]
-        first = [float(w) for w in row[light[candidates[i]]]]
-        second = [float(w) for w in row[~light[candidates[i]]]]
-        yes[i] = bernoulli_from_bounds(
-            interval_bounds(_share_function(first, second)), rng, 1, prefix=[u[i]]
-        )[0]
-    return candidates[yes]
+    for i in np.flatnonzero(~yes & (u < high)):
+        first, second = sides(i)
+        share = _share_function(
+            [float(w) for w in first if w > -np.inf],
+            [float(w) for w in second if w > -np.inf],
+        )
+        yes[i] = bernoulli_from_bounds(interval_bounds(share), rng, 1, prefix=[u[i]])[0]
+    return yes
 
 
 def _share_function(first, second):

@@ -287,23 +287,41 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
 
 
 def _light_intervals_exactly(base, score, offset, rng):
-    """``score`` (``base`` plus float Gumbel noise) with each segment drawn by
-    :func:`dpnn.exact_choice.gumbel_beyond_floor` where one of its intervals of
-    positive length is below 2^-20 likely: the Gumbel draw among the others, the
-    light ones exactly (from a child generator, so ``rng``'s stream is unchanged)."""
-    top = np.maximum.reduceat(base, offset)
+    """``score`` (``base`` plus float Gumbel noise) with, in each segment where an
+    interval of positive length is below 2^-20 likely, the light intervals drawn
+    exactly: together with exactly their probability
+    (:func:`dpnn.exact_choice.light_sides`), then one of them
+    (:func:`dpnn.exact_choice.categorical_log`); otherwise the Gumbel draw among
+    the others decides. The exact draws come from a child of ``rng``, whose own
+    stream is unchanged."""
     sizes = np.diff(np.append(offset, base.size))
+    top = np.repeat(np.maximum.reduceat(base, offset), sizes)
     with np.errstate(invalid="ignore"):
-        weight = np.exp(base - np.repeat(top, sizes))
-    share = weight / np.repeat(np.add.reduceat(weight, offset), sizes)
-    light = (share < exact_sampling.TURN_FLOOR) & (base > -np.inf)
+        weight = np.exp(base - top)
+    total = np.add.reduceat(weight, offset)
+    light = (weight / np.repeat(total, sizes) < exact_sampling.TURN_FLOOR) & (
+        base > -np.inf
+    )
     flagged = np.flatnonzero(np.maximum.reduceat(light, offset))
     if not flagged.size:
         return score
-    score = score.copy()
-    for s in flagged:
-        part = slice(offset[s], offset[s] + sizes[s])
-        score[part] = exact_choice.gumbel_beyond_floor(base[part], score[part], rng)
+    score = np.where(light, -np.inf, score)
+    shares = np.add.reduceat(np.where(light, weight, 0.0), offset)[flagged]
+    exact = exact_choice.spawned(rng)
+
+    def part(s):
+        return slice(offset[s], offset[s] + sizes[s])
+
+    def sides(i):
+        segment, mask = base[part(flagged[i])], light[part(flagged[i])]
+        return segment[mask], segment[~mask]
+
+    drawn = exact_choice.light_sides(shares / total[flagged], sides, exact)
+    for s in flagged[drawn]:
+        segment, mask = base[part(s)], light[part(s)]
+        pick = np.flatnonzero(mask)[exact_choice.categorical_log(segment[mask], exact)]
+        score[part(s)] = -np.inf
+        score[offset[s] + pick] = 0.0
     return score
 
 
