@@ -334,7 +334,10 @@ def test_exponential_uses_the_exact_side_only_below_the_floor(monkeypatch):
 
 
 @pytest.mark.parametrize("weights", [[0.0, -1.0, -np.inf, -2.5, 0.3], [-700.0, -701.0]])
-def test_categorical_log_law(weights):
+@pytest.mark.parametrize("forced", [False, True])
+def test_categorical_log_law(weights, forced, monkeypatch):
+    # forced: a margin of 1 sends every draw through the mpmath intervals
+    monkeypatch.setattr(exact_choice, "_CDF_MARGIN", 1.0 if forced else 1e-12)
     n = 3000
     rng = np.random.default_rng(23)
     drawn = np.array([exact_choice.categorical_log(weights, rng) for _ in range(n)])

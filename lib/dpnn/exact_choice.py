@@ -41,27 +41,63 @@ def share_of_first(first, second, rng) -> bool:
     return bool(bernoulli_from_bounds(interval_bounds(share), rng, 1)[0])
 
 
+#: Absolute margin around the float CDF in :func:`categorical_log` (plus n 1e-15).
+_CDF_MARGIN = 1e-12
+
+
 def categorical_log(log_weights, rng) -> int:
     """One index drawn with probability ``e^{w_i} / sum_j e^{w_j}``, exactly, for
     floats ``w`` that are finite or ``-inf`` (never drawn), not all ``-inf``.
 
-    Binary splitting: the first half of the candidates against the second
-    (:func:`share_of_first`), then within the chosen half; ``ceil(log2 n)`` exact
-    draws.
+    Inverse CDF of a uniform read 62 bits at a time: the float cumulative shares
+    decide when the uniform is farther than their error bound (``1e-12 + n
+    1e-15``, far above the float error) from every share; otherwise the shares
+    are taken in mpmath intervals and the uniform gets more bits until one
+    interval of the CDF holds it surely. O(n) floats per draw.
     """
+    from mpmath import iv
+
+    from dpnn.exact_sampling import _rational
+
     weights = np.asarray(log_weights, dtype=float)
     if weights.ndim != 1 or not np.any(np.isfinite(weights)):
         raise ValueError("log_weights must be a 1-D array with a finite entry")
     if np.any(np.isnan(weights)) or np.any(weights == np.inf):
         raise ValueError("log_weights must be finite or -inf")
-    low, high = 0, weights.size
-    while high - low > 1:
-        middle = (low + high) // 2
-        if share_of_first(weights[low:middle], weights[middle:high], rng):
-            high = middle
-        else:
-            low = middle
-    return low
+    top = float(weights.max())
+    cumulative = np.cumsum(np.exp(weights - top))
+    cumulative /= cumulative[-1]
+    margin = _CDF_MARGIN + weights.size * 1e-15
+    u = int(rng.integers(0, 2**62))
+    index = int(np.searchsorted(cumulative, u / 2.0**62, side="right"))
+    below = cumulative[index - 1] if index else 0.0
+    if (
+        index < weights.size
+        and below + margin <= u / 2.0**62
+        and (u + 1) / 2.0**62 <= cumulative[index] - margin
+    ):
+        return index
+    finite = [(i, float(w)) for i, w in enumerate(weights) if w > -np.inf]
+    bits = 62
+    while True:
+        saved, iv.prec = iv.prec, bits + 64
+        try:
+            sums, total = [], iv.mpf(0)
+            for _, w in finite:
+                total = total + iv.exp(iv.mpf(w) - top)
+                sums.append(total)
+            bounds = [(s / total)._mpi_ for s in sums]
+        finally:
+            iv.prec = saved
+        previous_high = 0
+        for (i, _), (low, high) in zip(finite, bounds):
+            low, high = _rational(low), _rational(high)
+            # U in [u, u + 1) / 2^bits lies surely in [previous, this share)
+            if previous_high * 2**bits <= u and u + 1 <= low * 2**bits:
+                return i
+            previous_high = high
+        u = u * 2**62 + int(rng.integers(0, 2**62))
+        bits += 62
 
 
 def spawned(rng):
