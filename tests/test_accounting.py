@@ -233,7 +233,7 @@ def test_pld_of_randomized_response_matches_the_exact_optimal_composition(epsilo
     )
     events = [("randomized_response", epsilon0)] * k
     numerical = acc.pld_epsilon(events, delta, numerical=True)
-    _, error = acc.pld_discretisation(events)
+    _, error = acc.pld_discretisation(events, numerical=True)
     # dp_accounting against the binomial formula: pessimistic, by at most one grid step
     # per step
     assert exact - 1e-9 <= numerical <= exact + error + 1e-9
@@ -328,7 +328,8 @@ def enumerated_rr_epsilon(epsilons, delta):
     from scipy.optimize import brentq
 
     def delta_at(e):
-        return float(np.sum(np.where(loss > e, mass * -np.expm1(e - loss), 0.0)))
+        above = loss > e
+        return float(np.sum(mass[above] * -np.expm1(e - loss[above])))
 
     return (
         0.0
@@ -346,6 +347,44 @@ def test_a_per_level_schedule_matches_enumeration():
     exact = enumerated_rr_epsilon(schedule / 2, 1e-5)
     _, error = acc.pld_discretisation(events)
     assert exact - 1e-9 <= ours <= exact + error
+
+
+@pytest.mark.parametrize(
+    "epsilons",
+    [
+        np.linspace(1e-5, 3e-5, 10),  # composed far below one step at delta = 1e-5
+        np.linspace(0.1, 0.3, 10),
+        np.array([0.5, 0.5, 1.0, 2.0, 2.0, 2.0]),
+        np.array([300.0, 400.0, 500.0, 600.0, 650.0]),  # e^-loss underflows
+    ],
+)
+@pytest.mark.parametrize("delta", [1e-10, 1e-5, 0.3])
+def test_unequal_steps_are_an_upper_bound_within_the_stated_grid_error(epsilons, delta):
+    events = [("randomized_response", e) for e in epsilons[:-1]]
+    events.append(("pure", epsilons[-1]))  # the same worst-case law
+    ours = acc.pld_epsilon(events, delta)
+    exact = enumerated_rr_epsilon(epsilons, delta)
+    _, error = acc.pld_discretisation(events)
+    assert exact - 1e-9 * max(exact, 1) <= ours <= exact + error
+
+
+def test_unequal_steps_compose_continuously_in_a_common_factor():
+    # The grid scales with the steps, so epsilon(c * steps) is continuous and
+    # increasing in c. Old code (dp_accounting, a grid fixed in absolute terms, sums
+    # with cancellation) went down as well as up between factors 1e-4 apart, by up to
+    # 5e-3 of itself, near this composed 1e-6.
+    shape = np.linspace(3.0, 1.0, 10) / 3 * 1.175e-5
+    factors = np.linspace(0.999, 1.001, 41)
+    composed = np.array(
+        [
+            acc.pld_epsilon([("randomized_response", c * e) for e in shape], 1e-5)
+            for c in factors
+        ]
+    )
+    steps = np.diff(composed)
+    assert np.all(steps > 0)
+    # smooth: consecutive steps agree to 1e-3 of each other (a grid jump breaks it)
+    assert np.max(np.abs(np.diff(steps))) <= 1e-3 * np.max(steps)
 
 
 def test_a_step_beyond_the_float_range_is_a_clear_error():

@@ -26,7 +26,10 @@ COMPANION_LAYER = 5
 
 #: The layers, lowest first. A module may import only from its own layer or below.
 LAYERS = [
-    ("foundations", ["dpnn", "dpnn._validation", "dpnn.exact_sampling"]),
+    (
+        "foundations",
+        ["dpnn", "dpnn._validation", "dpnn.exact_sampling", "dpnn.exact_choice"],
+    ),
     (
         "primitives",
         [

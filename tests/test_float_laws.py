@@ -14,7 +14,14 @@ import math
 import numpy as np
 import pytest
 
-from dpnn import exact_sampling, float_laws, local_mechanisms, lsrr, mechanisms
+from dpnn import (
+    exact_choice,
+    exact_sampling,
+    float_laws,
+    local_mechanisms,
+    lsrr,
+    mechanisms,
+)
 
 #: Standard deviations of a two-sided binomial check failing with probability < 1e-6.
 Z = 5.3
@@ -236,3 +243,227 @@ def test_laplace_exact_law_on_a_coarse_grid():
     for z in [0, 1, -1, 2]:
         p = (1 - r) / (1 + r) * r ** abs(z)
         assert _binomial_ok(np.sum(y == z), n, p)
+
+
+# --- the exponential mechanism's Gumbel-max draw --------------------------------------
+
+
+def _gumbel_grid_law(scores, bits):
+    """The law of argmax(scores + G) for numpy's Gumbel on a 2^-bits grid: every
+    tuple of uniforms enumerated (U = 1 - k 2^-bits, k >= 1; the first maximum
+    wins)."""
+    k = np.arange(1, 2**bits)
+    noise = -np.log(-np.log(1 - k / 2.0**bits))
+    grids = np.meshgrid(*[noise] * len(scores), indexing="ij")
+    win = np.argmax(np.stack([s + g for s, g in zip(scores, grids)]), axis=0)
+    return np.bincount(win.ravel(), minlength=len(scores)) / win.size
+
+
+@pytest.mark.parametrize(
+    "bits, scores",
+    [
+        (11, [0.0, 0.0]),
+        (11, [0.0, -1.0]),
+        (11, [0.0, -3.0]),
+        (11, [0.0, -6.0]),
+        (7, [0.0, -1.0, -2.0]),
+        (7, [0.0, 0.0, -3.0]),
+    ],
+)
+def test_float_gumbel_law_is_within_one_grid_step_of_each_probability(bits, scores):
+    # The bound the exponential mechanism's floor rests on: |sampled / p - 1| is at
+    # most 2^-bits / p for every candidate (at 53 bits and p >= 2^-20: 2^-33).
+    from scipy.special import softmax
+
+    p = softmax(np.array(scores))
+    sampled = _gumbel_grid_law(scores, bits)
+    assert np.all(np.abs(sampled - p) <= 2.0**-bits)
+    assert np.any(np.abs(sampled - p) > 0.2 * 2.0**-bits)  # the bound is not loose
+
+
+def test_float_gumbel_never_draws_a_candidate_41_below():
+    # Old code: the float Gumbel lies in [g(2^-53), g(1 - 2^-53)], 40.3 wide, so a
+    # candidate 41 below the best had sampled probability 0 (an infinite loss).
+    def g(u):
+        return -math.log(-math.log(u))
+
+    assert g(1 - 2.0**-53) - g(2.0**-53) < 41
+    scores = np.array([[0.0, -41.0]])
+    rng = np.random.default_rng(0)
+    light = exact_choice.gumbel_beyond_floor(scores, scores.copy(), rng)
+    assert light[0, 1] == -np.inf or light[0, 0] == -np.inf  # decided exactly
+
+
+def test_exponential_rows_above_the_floor_are_the_gumbel_draw_bit_for_bit():
+    utilities = np.random.default_rng(18).uniform(0, 10, (3000, 5))
+    chosen = mechanisms.exponential(utilities, 2.0, 1.0, np.random.default_rng(19))
+    noise = np.random.default_rng(19).gumbel(size=utilities.shape)
+    scores = (utilities - utilities.max(axis=1, keepdims=True)) * (2.0 / 2)
+    assert np.array_equal(chosen, np.argmax(scores + noise, axis=1))
+
+
+def test_exponential_rows_with_light_candidates_draw_them_exactly(monkeypatch):
+    # Below the floor the light side is drawn with exactly its probability (here
+    # made measurable by calling the light side of a candidate of probability 0.3,
+    # with the float enclosure and with every row refined in intervals).
+    from dpnn import exact_choice as es
+
+    n = 40000
+    rows = np.tile([math.log(0.3), math.log(0.7)], (n, 1))
+    light = np.tile([True, False], (n, 1))
+    drawn = es._light_side(rows, light, np.random.default_rng(20))
+    assert _binomial_ok(drawn.size, n, 0.3)
+    monkeypatch.setattr(es, "_SHARE_MARGIN", 0.9)
+    drawn = es._light_side(rows[:3000], light[:3000], np.random.default_rng(21))
+    assert _binomial_ok(drawn.size, 3000, 0.3)
+
+
+def test_exponential_uses_the_exact_side_only_below_the_floor(monkeypatch):
+    from dpnn import exact_choice as es
+
+    calls = []
+    original = es._light_side
+    monkeypatch.setattr(
+        es, "_light_side", lambda *a: calls.append(a[0].shape) or original(*a)
+    )
+    gap = np.array([[0.0, exact_sampling.TURN_Z_FLOOR - 0.01]])
+    mechanisms.exponential(gap, 2.0, 1.0, np.random.default_rng(22))  # scaled gap
+    assert not calls
+    mechanisms.exponential(gap + [[0.0, 0.02]], 2.0, 1.0, np.random.default_rng(22))
+    assert calls == [(1, 2)]
+
+
+@pytest.mark.parametrize("weights", [[0.0, -1.0, -np.inf, -2.5, 0.3], [-700.0, -701.0]])
+@pytest.mark.parametrize("forced", [False, True])
+def test_categorical_log_law(weights, forced, monkeypatch):
+    # forced: a margin of 1 sends every draw through the mpmath intervals
+    monkeypatch.setattr(exact_choice, "_CDF_MARGIN", 1.0 if forced else 1e-12)
+    n = 3000
+    rng = np.random.default_rng(23)
+    drawn = np.array([exact_choice.categorical_log(weights, rng) for _ in range(n)])
+    w = np.array(weights)
+    p = np.exp(w - w.max())
+    p /= p.sum()
+    for i in range(len(w)):
+        assert _binomial_ok(np.sum(drawn == i), n, p[i])
+
+
+def test_simrand_flips_draw_exactly_where_the_float_flip_would_never_happen(
+    monkeypatch,
+):
+    # epsilon / K = 40: a float flip U >= keep has probability 0 (an infinite loss).
+    from dpnn.simrand import flip_bits
+
+    keep = float_laws.uniform_below(mechanisms.keep_probability(40.0))
+    assert keep == 1.0
+    calls = []
+    original = exact_sampling.weighted_pair
+    monkeypatch.setattr(
+        exact_sampling, "weighted_pair", lambda *a: calls.append(a) or original(*a)
+    )
+    bits = np.zeros((20, 8), dtype=bool)
+    flip_bits(bits, 10.0, 1, np.random.default_rng(24))  # 10 per bit: float draw
+    assert not calls
+    flip_bits(bits, 80.0, 2, np.random.default_rng(24))  # 40 per bit: exact
+    assert calls and calls[0][2] == 40.0
+    # the flips' law at a measurable budget per bit (3 = 6 / K with K = 2)
+    out = flip_bits(np.zeros(200000, dtype=bool), 6.0, 2, np.random.default_rng(25))
+    assert _binomial_ok(out.sum(), out.size, 1 / (1 + math.exp(3.0)))
+
+
+def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
+    # Float Laplace noise lies in [-52 ln 2, 53 ln 2] / epsilon (U = 2^-53 and
+    # 1 - 2^-53 are its extremes), so counts 73 apart at epsilon = 1 never swap: the
+    # lower label's probability is 0 (the float noise), positive one count closer.
+    from dpnn.classification import noisy_argmax
+
+    extreme = float_laws.laplace_from_uniform(0.0, 1.0, 2.0**-53)
+    assert extreme == pytest.approx(-52 * math.log(2), rel=1e-12)
+    top = float_laws.laplace_from_uniform(0.0, 1.0, 1 - 2.0**-53)
+    assert top == pytest.approx(53 * math.log(2), rel=1e-12)
+    counts = np.array([[0, 73]])
+    rng = np.random.default_rng(27)
+    assert 0 not in noisy_argmax(np.repeat(counts, 20000, 0), 1.0, rng)
+    # exact noise: the law of argmax(c + L) for continuous Laplace(1) at a gap of 1,
+    # Pr[L0 - L1 > 1] = e^-1 (2 + 1) / 4 (to the grid's 2^-30)
+    n = 4000
+    chosen = noisy_argmax(
+        np.repeat([[0, 1]], n, 0), 1.0, np.random.default_rng(26), exact=True
+    )
+    assert _binomial_ok(np.sum(chosen == 0), n, 3 / 4 * math.exp(-1))
+
+
+# --- PSD noise --------------------------------------------------------------------
+
+
+def test_psd_exact_counts_are_on_the_grid_with_laplace_spread():
+    from dpnn.psd import quadtree
+
+    counts = (np.zeros(1), np.zeros(4), np.zeros(16), np.zeros(64), np.zeros(256))
+    epsilons = np.array([0.5, 0.3, 0.1, 0.05, 0.05])  # leaves first
+    noisy = quadtree.noisy_counts(counts, epsilons, np.random.default_rng(28), True)
+    leaves = noisy[-1]
+    assert np.array_equal(leaves * 2.0**30, np.round(leaves * 2.0**30))
+    # E|L| = 1 / epsilon and sd |L| = 1 / epsilon: 256 leaves at epsilon 0.5
+    assert abs(np.mean(np.abs(leaves)) - 2.0) <= Z * 2.0 / 16
+
+
+@pytest.mark.parametrize("n, epsilon, light", [(4, 0.5, False), (60, 2.0, True)])
+def test_em_median_segments_draw_light_intervals_exactly(
+    n, epsilon, light, monkeypatch
+):
+    # 60 values at epsilon 2: the extreme ranks are e^-30 likely, never drawn by
+    # float Gumbel noise beyond a gap of 40.3 (old code); they are drawn exactly.
+    from dpnn.psd import medians
+
+    calls = []
+    original = exact_choice.light_sides
+    monkeypatch.setattr(
+        exact_choice, "light_sides", lambda *a: calls.append(len(a[0])) or original(*a)
+    )
+    values = np.sort(np.random.default_rng(29).uniform(0, 1, n))
+    segment = np.zeros(n, dtype=np.int64)
+    out = medians.segment_medians(
+        values, segment, [0.0], [1.0], "em", epsilon, np.random.default_rng(30)
+    )
+    assert 0 <= out[0] <= 1
+    assert calls == ([1] if light else [])  # one segment with light intervals
+
+
+def test_discrete_gaussian_law_and_gaussian_exact_on_the_grid():
+    n, sigma = 3000, 1.5
+    z = exact_sampling.discrete_gaussian(sigma, np.random.default_rng(31), n)
+    z = z.astype(float)
+    support = np.arange(-20, 21)
+    law = np.exp(-(support**2) / (2 * sigma**2))
+    law /= law.sum()
+    for value in [0, 1, -2, 3]:
+        assert _binomial_ok(np.sum(z == value), n, law[20 + value])
+    out = mechanisms.gaussian_exact(
+        np.full((200, 2), 0.3), 2.0, np.random.default_rng(32), grid_bits=0
+    )
+    # step 2^(1 - 0) = 2: every output is an even integer, whatever the input
+    assert np.array_equal(out, 2 * np.round(out / 2))
+
+
+def test_planar_laplace_float_radius_is_bounded_and_the_exact_law_is_the_lattice():
+    # The float radius never exceeds 40.46 / epsilon (an infinite loss for outputs
+    # beyond it from one input); the exact sampler draws Pr[z] ~ e^{-c ||z||} on Z^2.
+    from dpnn import baselines
+
+    largest = mechanisms.planar_laplace_radius(np.array([1 - 2.0**-53]), 1.0)[0]
+    assert largest == pytest.approx(40.4616, abs=1e-3)
+    n, c = 3000, 1.0
+    z = exact_sampling.discrete_planar_laplace(c, np.random.default_rng(33), n)
+    z = z.astype(float)
+    grid = np.arange(-60, 61)
+    x, y = np.meshgrid(grid, grid)
+    law = np.exp(-c * np.hypot(x, y))
+    law /= law.sum()
+    for a, b in [(0, 0), (1, 0), (1, 1), (2, -1)]:
+        hits = np.sum((z[:, 0] == a) & (z[:, 1] == b))
+        assert _binomial_ok(hits, n, law[60 + b, 60 + a])
+    out = baselines.planar_laplace_exact(
+        np.full((20, 2), 0.3), 1.0, np.random.default_rng(34), grid_bits=0
+    )
+    assert np.array_equal(out, np.round(out))  # step 1: the integer lattice

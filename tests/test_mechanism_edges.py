@@ -257,3 +257,19 @@ def test_epsilon_schedule_refuses_totals_below_its_floor(method, total):
     # Old code: 4.5e145 times the total at 1e-160, or dp_accounting's "Noise parameter".
     with pytest.raises(ValueError, match=r"total must be at least 1e-06"):
         epsilon_schedule("decreasing", 8, total, method=method, delta=1e-5)
+
+
+@pytest.mark.parametrize("method", ["advanced", "br", "zcdp", "pld", "thesis"])
+@pytest.mark.parametrize("family", ["constant", "decreasing", "increasing"])
+@pytest.mark.parametrize("total", [1.0, 1e-3, 1e-6])
+@pytest.mark.parametrize("utility", ["cmp", "dis"])
+def test_epsilon_schedule_composes_to_its_total_by_every_method(
+    method, family, total, utility
+):
+    # Old code: under "pld" the decreasing CMP schedule composed to 1 + 4.9e-6 of its
+    # total at 1e-3 and 1 + 1.0e-3 at 1e-6 (the PLD was a step function of the scale).
+    schedule = epsilon_schedule(
+        family, 10, total, method=method, delta=1e-5, utility=utility
+    )
+    composed = dptt_ledger(schedule, utility, "basic", 0).epsilon(1e-5, method)
+    assert abs(composed / total - 1) <= 1e-6

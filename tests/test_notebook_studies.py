@@ -268,7 +268,7 @@ def test_gs_schedules_spend_the_same_total(complete_line):
         complete_line, queries, truth[:, :5], 2.0, rng(12)
     )
     assert len(table) == len(traversal.SCHEDULES)
-    np.testing.assert_allclose(table["composed (PLD)"], total, rtol=1e-3)
+    np.testing.assert_allclose(table["composed (PLD)"], total, rtol=1e-9)
 
 
 def test_variant_panels_titles():

@@ -16,8 +16,14 @@ ones for the floats they are given (a float is a rational number):
 - :func:`categorical`: an index with probability proportional to integer weights;
 - :func:`discrete_laplace`: ``Pr[z] ~ e^{-|z| / t}`` on the integers for rational
   ``t`` (Canonne, Kamath and Steinke 2020, Alg. 2);
+- :func:`discrete_gaussian`: ``Pr[z] ~ e^{-z^2 / (2 sigma^2)}`` on the integers for
+  rational ``sigma`` (the same paper, Alg. 3);
+- :func:`discrete_planar_laplace`: ``Pr[z] ~ e^{-c ||z||_2}`` on the integer
+  lattice Z^2 for rational ``c``;
 - :func:`turns_beyond_floor`: DP-TT's turns, a float comparison where both
-  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere.
+  outcomes are at least 2^-20 likely and :func:`weighted_pair` elsewhere
+  (:mod:`dpnn.exact_choice` does the same for the exponential mechanism's
+  Gumbel-max draw).
 
 Every function takes ``rng`` (a ``numpy.random.Generator``); the same seed gives the
 same output. They are slower than the float samplers (Python loops over rounds of
@@ -38,9 +44,13 @@ __all__ = [
     "TURN_Z_FLOOR",
     "turns_beyond_floor",
     "bernoulli_exp",
+    "bernoulli_from_bounds",
+    "interval_bounds",
     "weighted_pair",
     "categorical",
     "discrete_laplace",
+    "discrete_gaussian",
+    "discrete_planar_laplace",
 ]
 
 #: Largest integer bound drawn with ``Generator.integers`` (int64); above, bytes.
@@ -97,6 +107,11 @@ def bernoulli_exp(gamma, rng, size: int = 1) -> np.ndarray:
     gamma = Fraction(float(gamma))
     if gamma < 0:
         raise ValueError(f"gamma must be >= 0, got {float(gamma)!r}")
+    return _bernoulli_exp_rational(gamma, rng, size)
+
+
+def _bernoulli_exp_rational(gamma: Fraction, rng, size: int = 1) -> np.ndarray:
+    """Bernoulli(e^-gamma) for a rational gamma >= 0 (see :func:`bernoulli_exp`)."""
     whole = math.floor(gamma)
     out = _bernoulli_exp_fraction(gamma - whole, rng, size)
     active = np.flatnonzero(out)
@@ -116,45 +131,25 @@ def _rational(raw) -> Fraction:
     return Fraction(*to_rational(raw))
 
 
-def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
-    """``size`` draws of True with probability ``p = a / (a + b e^-gamma)``, exactly.
+def bernoulli_from_bounds(bounds, rng, size: int, prefix=None) -> np.ndarray:
+    """``size`` draws of True with probability p, exactly, where ``bounds(precision)``
+    returns rationals ``low <= p <= high`` that close in as ``precision`` (bits) grows.
 
-    ``a`` and ``b`` are non-negative rationals (floats or Fractions, not both 0),
-    ``gamma`` a float >= 0 or infinity. A uniform U in [0, 1) is read 62 bits at a
-    time and compared with an interval that holds p (mpmath's interval arithmetic,
-    whose endpoints are rounded outwards, at 64 bits more than U has): True once
-    U is certainly below p, False once certainly above; U falls in neither with
-    probability below 2^-61 per round, and then it gets 62 more bits. So
-    ``Pr[True]`` is exactly p, whatever p is, e.g. 1 - 1e-300.
+    A uniform U in [0, 1) is read 62 bits at a time: True once U is certainly
+    below p, False once certainly above; U falls in neither with probability below
+    2^-61 per round (the bounds are asked for 64 bits more than U has), and then it
+    gets 62 more bits. So ``Pr[True]`` is exactly p. ``prefix`` (integers below
+    2^62, one per draw) are the uniforms' first 62 bits when already drawn.
     """
-    from mpmath import iv
-
-    a, b = Fraction(a), Fraction(b)
-    if a < 0 or b < 0 or a + b == 0:
-        raise ValueError(f"a and b must be >= 0 and not both 0, got {a}, {b}")
-    gamma = float(gamma)
-    if not gamma >= 0:
-        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
-    if b == 0 or gamma == math.inf:
-        return np.ones(size, dtype=bool) if a > 0 else np.zeros(size, dtype=bool)
-
-    def bounds(precision):
-        saved, iv.prec = iv.prec, precision  # mpmath's interval context, restored
-        try:
-            first = iv.mpf(a.numerator) / iv.mpf(a.denominator)
-            second = iv.mpf(b.numerator) / iv.mpf(b.denominator)
-            second *= iv.exp(-iv.mpf(gamma))
-            low, high = (first / (first + second))._mpi_
-        finally:
-            iv.prec = saved
-        return _rational(low), _rational(high)
-
     out = np.zeros(size, dtype=bool)
     undecided = np.arange(size)
     uniform = np.zeros(size, dtype=object)
     bits = 0
     while undecided.size:
-        fresh = rng.integers(0, 2**62, size=undecided.size)
+        if prefix is not None and bits == 0:
+            fresh = np.asarray(prefix, dtype=np.int64)
+        else:
+            fresh = rng.integers(0, 2**62, size=undecided.size)
         bits += 62
         uniform[undecided] = uniform[undecided] * 2**62 + fresh.astype(object)
         low, high = bounds(bits + 64)
@@ -165,6 +160,48 @@ def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
         out[undecided[yes.astype(bool)]] = True
         undecided = undecided[~(yes | no).astype(bool)]
     return out
+
+
+def interval_bounds(share):
+    """``bounds(precision)`` for :func:`bernoulli_from_bounds` from ``share(iv)``, an
+    mpmath interval computation of p (endpoints rounded outwards, so they hold p)."""
+    from mpmath import iv
+
+    def bounds(precision):
+        saved, iv.prec = iv.prec, precision  # mpmath's interval context, restored
+        try:
+            low, high = share(iv)._mpi_
+        finally:
+            iv.prec = saved
+        return _rational(low), _rational(high)
+
+    return bounds
+
+
+def weighted_pair(a, b, gamma, rng, size: int = 1) -> np.ndarray:
+    """``size`` draws of True with probability ``p = a / (a + b e^-gamma)``, exactly.
+
+    ``a`` and ``b`` are non-negative rationals (floats or Fractions, not both 0),
+    ``gamma`` a float >= 0 or infinity. p is held in an mpmath interval (rigorous
+    interval arithmetic) and compared with a uniform read bit by bit
+    (:func:`bernoulli_from_bounds`), so ``Pr[True]`` is exactly p, whatever p is,
+    e.g. 1 - 1e-300.
+    """
+    a, b = Fraction(a), Fraction(b)
+    if a < 0 or b < 0 or a + b == 0:
+        raise ValueError(f"a and b must be >= 0 and not both 0, got {a}, {b}")
+    gamma = float(gamma)
+    if not gamma >= 0:
+        raise ValueError(f"gamma must be >= 0, got {gamma!r}")
+    if b == 0 or gamma == math.inf:
+        return np.ones(size, dtype=bool) if a > 0 else np.zeros(size, dtype=bool)
+
+    def share(iv):
+        first = iv.mpf(a.numerator) / iv.mpf(a.denominator)
+        second = iv.mpf(b.numerator) / iv.mpf(b.denominator) * iv.exp(-iv.mpf(gamma))
+        return first / (first + second)
+
+    return bernoulli_from_bounds(interval_bounds(share), rng, size)
 
 
 def categorical(weights, rng, size: int = 1) -> np.ndarray:
@@ -211,6 +248,65 @@ def discrete_laplace(scale, rng, size: int = 1) -> np.ndarray:
                 continue
             out[i] = -y if negative else y
             break
+    return out
+
+
+def discrete_gaussian(sigma, rng, size: int = 1) -> np.ndarray:
+    """``size`` integers with ``Pr[z] ~ e^{-z^2 / (2 sigma^2)}``, exactly.
+
+    ``sigma`` > 0 is a rational (float or Fraction); CKS 2020, Alg. 3: with ``t =
+    floor(sigma) + 1``, a discrete Laplace Y of scale t (:func:`discrete_laplace`)
+    is kept with probability ``e^{-(|Y| - sigma^2 / t)^2 / (2 sigma^2)}`` (a
+    rational exponent, :func:`bernoulli_exp`'s construction), else redrawn.
+    Returns Python integers in an object array.
+    """
+    sigma = Fraction(sigma)
+    if sigma <= 0:
+        raise ValueError(f"sigma must be > 0, got {float(sigma)!r}")
+    variance = sigma * sigma
+    t = math.floor(sigma) + 1
+    out = np.empty(size, dtype=object)
+    for i in range(size):
+        while True:
+            y = int(discrete_laplace(t, rng, 1)[0])
+            gamma = (abs(y) - variance / t) ** 2 / (2 * variance)
+            if _bernoulli_exp_rational(gamma, rng, 1)[0]:
+                out[i] = y
+                break
+    return out
+
+
+def discrete_planar_laplace(rate, rng, size: int = 1) -> np.ndarray:
+    """``size`` points of Z^2 with ``Pr[z] ~ e^{-c ||z||_2}``, exactly (``c = rate``,
+    a rational > 0; Python integers in an object array of shape (size, 2)).
+
+    Rejection from two independent discrete Laplace coordinates of scale t, a
+    rational with ``t c >= sqrt(2)`` (checked in rationals), so that
+    ``e^{-c ||z||_2} <= e^{-||z||_1 / t}``; a proposal is kept with probability
+    ``e^{-(c ||z||_2 - ||z||_1 / t)}`` (a square root: mpmath intervals against
+    a uniform read bit by bit, :func:`bernoulli_from_bounds`). About 4 in 5
+    proposals are kept when c is small.
+    """
+    c = Fraction(rate)
+    if c <= 0:
+        raise ValueError(f"rate must be > 0, got {float(c)!r}")
+    t = Fraction(math.sqrt(2) / float(c))
+    while (t * c) ** 2 < 2:
+        t *= 1 + Fraction(1, 2**40)
+    out = np.empty((size, 2), dtype=object)
+    for i in range(size):
+        while True:
+            z1, z2 = (int(v) for v in discrete_laplace(t, rng, 2))
+
+            def keep(iv, z1=z1, z2=z2):
+                norm = iv.sqrt(iv.mpf(z1 * z1 + z2 * z2))
+                rate_iv = iv.mpf(c.numerator) / iv.mpf(c.denominator)
+                scale = iv.mpf(t.denominator) / iv.mpf(t.numerator)
+                return iv.exp(-(rate_iv * norm - (abs(z1) + abs(z2)) * scale))
+
+            if z1 == z2 == 0 or bernoulli_from_bounds(interval_bounds(keep), rng, 1)[0]:
+                out[i] = (z1, z2)
+                break
     return out
 
 

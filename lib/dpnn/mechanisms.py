@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import expit, gammaincinv, lambertw, softmax
 
-from dpnn import exact_sampling, float_laws
+from dpnn import exact_choice, exact_sampling, float_laws
 from dpnn._validation import finite_array, generator, positive_finite
 from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 
@@ -31,6 +31,7 @@ __all__ = [
     "planar_laplace_radius",
     "laplace_ball",
     "gaussian",
+    "gaussian_exact",
 ]
 
 
@@ -156,13 +157,17 @@ def exponential(utilities, epsilon, sensitivity, rng):
     which needs no exponentials and so cannot overflow, even for
     ``epsilon * u / sensitivity`` of order 1e18.
 
-    What holds in floating point: numpy draws Gumbel noise as
-    ``-log(-log(1 - U))`` from a 53-bit uniform U, so every draw but one of
-    probability 2^-53 lies in about [-3.6, 36.7]; a candidate whose score is more
-    than about 40 below the best (true probability below e^-40, about 4e-18) is
-    then never chosen. The sampled law therefore matches Def. 2.6 up to a
-    total-variation error of order 1e-16 per draw, not exactly; floating-point
-    samplers can also leak through their low-order bits (Mironov, CCS 2012).
+    As sampled: numpy's Gumbel noise ``-log(-log(1 - U))`` of a 53-bit uniform U
+    lies in about [-3.6, 36.7], coarse near its top: a candidate of probability p
+    is drawn with probability within ``2^-53`` of p (coupling each float draw with
+    a continuous one a grid step away; enumerated on 7- and 11-bit grids in
+    tests/test_float_laws.py), never once p is below about e^-40. So a row whose
+    candidates are all at least 2^-20 likely (``exact_sampling.TURN_FLOOR``)
+    keeps the Gumbel draw and is ``epsilon + 3e-10``-DP as sampled (within
+    :data:`dpnn.float_laws.LOSS_SLACK`); in another row the lighter
+    candidates are drawn exactly (:func:`dpnn.exact_choice.gumbel_beyond_floor`,
+    from a child of ``rng``, whose own draws stay those of the float sampler).
+    Up to the rounding of the scores themselves.
 
     ``utilities`` has shape ``(n_rows, n_candidates)`` (returns an int array of
     length ``n_rows``) or ``(n_candidates,)`` (returns one int).
@@ -174,7 +179,7 @@ def exponential(utilities, epsilon, sensitivity, rng):
     scores = _scaled_utilities(utilities, epsilon, sensitivity)
     rng = generator(rng)
     noisy = scores + rng.gumbel(size=scores.shape)
-    choice = np.argmax(noisy, axis=-1)
+    choice = np.argmax(exact_choice.gumbel_beyond_floor(scores, noisy, rng), axis=-1)
     return int(choice) if scores.ndim == 1 else choice.astype(np.intp)
 
 
@@ -327,6 +332,11 @@ def planar_laplace(points, epsilon, rng):
     differ by at most ``e^{epsilon d(x, x')}``. ``epsilon`` is per unit of the
     coordinates (per metre if points are in metres); the privacy level within
     radius r is ``epsilon * r``. Outputs are continuous (no grid remapping).
+
+    As sampled: no budget keeps this promise exactly. The radius (inverse CDF of
+    a 53-bit uniform) is at most ``40.46 / epsilon``, so an output within that of
+    x but not of x' has an infinite ratio, and float outputs differ by input (as
+    for :func:`laplace`); :func:`dpnn.baselines.planar_laplace_exact` is exact.
     """
     array, shape = _points(points, "points", dimension=2)
     epsilon = positive_finite(epsilon, "epsilon")
@@ -374,8 +384,36 @@ def gaussian(points, sigma, rng):
     Prop. 1.6). Applied to locations it is ``rho``-concentrated geo-privacy with
     ``rho = 1 / (2 sigma^2)`` per squared unit of distance (Liang and Yi 2023,
     Thm 3.1). It gives no pure epsilon-DP guarantee.
+
+    As sampled: no sigma keeps this promise exactly (float noise reaches its own
+    set of floats from each input, as for :func:`laplace`, with a bounded
+    tail); :func:`gaussian_exact` draws an exact law.
     """
     array = finite_array(points, "points")
     sigma = positive_finite(sigma, "sigma")
     rng = generator(rng)
     return array + rng.normal(0.0, sigma, size=array.shape)
+
+
+def gaussian_exact(points, sigma, rng, grid_bits=30):
+    """Gaussian mechanism with an exact law: discrete Gaussian noise on a grid.
+
+    The step ``lam`` is the power of two just below ``sigma / 2^grid_bits``; each
+    coordinate is rounded to the grid and released as ``(n + Z) lam`` with Z drawn
+    exactly from ``Pr[z] ~ e^{-z^2 lam^2 / (2 sigma^2)}``
+    (:func:`dpnn.exact_sampling.discrete_gaussian`, Canonne, Kamath and Steinke
+    2020). Privacy: two inputs at L2 distance Delta round to grid points at most
+    ``Delta / lam + sqrt(d)`` apart (d coordinates per release), so the release is
+    ``(Delta + lam sqrt(d))^2 / (2 sigma^2)``-zCDP exactly (their Thm 14 on the
+    integers; the scaling is post-processing). Cost: about 0.6 ms a coordinate.
+    """
+    array = finite_array(points, "points")
+    sigma = positive_finite(sigma, "sigma")
+    rng = generator(rng)
+    step = 2.0 ** (np.floor(np.log2(sigma)) - grid_bits)
+    noise = exact_sampling.discrete_gaussian(
+        Fraction(sigma) / Fraction(step), rng, array.size
+    )
+    rounded = [round(v / step) for v in array.ravel()]
+    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
+    return out.reshape(array.shape)

@@ -16,6 +16,7 @@ from .composition import (
     optimal_pure_composition_delta,
     optimal_pure_composition_epsilon,
 )
+from .two_point import two_point_delta, two_point_epsilon, two_point_grid
 
 __all__ = ["pld_epsilon", "pld_delta", "pld_discretisation", "EVENT_KINDS"]
 
@@ -57,7 +58,7 @@ def _loss_width(kind: str, parameter: float) -> float:
     return 2 * parameter
 
 
-def pld_discretisation(events) -> tuple[float, float]:
+def pld_discretisation(events, numerical: bool = False) -> tuple[float, float]:
     """``(interval, error)`` of the grid :func:`pld_epsilon` uses for ``events``.
 
     Privacy losses are rounded *up* to multiples of ``interval`` (pessimistic
@@ -66,13 +67,21 @@ def pld_discretisation(events) -> tuple[float, float]:
     the exact PLD value by at most ``error = k * interval``. The interval is
     ``1e-3`` of the mean loss width per step (at most 1e-4), and never so fine
     that the composed support spans more than two million points, which bounds
-    memory and time whatever the schedule.
+    memory and time whatever the schedule. When every event is randomized
+    response or pure DP (and ``numerical`` is false, as in :func:`pld_epsilon`)
+    the grid is :func:`dpnn.accounting.two_point.two_point_grid` instead (20,000
+    points per step across the composed support, at most a million): it scales
+    with the epsilons, so the composition is continuous in a common factor of
+    them.
     """
     counted = _check_events(events)
     paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
     steps = sum(paid.values())
     if not steps:
         return 1e-4, 0.0
+    levels = None if numerical else _two_point_levels(paid)
+    if levels is not None:
+        return two_point_grid(levels)
     width = sum(_loss_width(kind, p) * n for (kind, p), n in paid.items())
     interval = max(
         min(1e-4, _PLD_RELATIVE_ERROR * width / (2 * steps)), width / _PLD_MAX_POINTS
@@ -101,7 +110,7 @@ def _pld(events):
             f"got {too_large[-1]!r}; such a step "
             "reveals its input: compose it with basic composition"
         )
-    interval, _ = pld_discretisation(events)
+    interval, _ = pld_discretisation(events, numerical=True)
     parts = []
     for (kind, parameter), count in paid.items():
         if kind == "randomized_response":
@@ -125,6 +134,29 @@ def _pld(events):
             )
         parts.append(one.self_compose(count) if count > 1 else one)
     return reduce(lambda a, b: a.compose(b), parts)
+
+
+def _two_point_levels(paid):
+    """``[(epsilon, count)]`` if every paid event is randomized response or pure DP
+    (the same worst-case law), else None."""
+    if any(kind not in ("randomized_response", "pure") for kind, _ in paid):
+        return None
+    levels = {}
+    for (_, epsilon), count in paid.items():
+        levels[epsilon] = levels.get(epsilon, 0) + count
+    return sorted(levels.items())
+
+
+def _paid_two_point(events):
+    """The levels of :func:`_two_point_levels` for the events that cost something
+    (None unless all are two-point; [] if none costs anything), after the checks
+    of :func:`_pld` (an epsilon above 700 is refused)."""
+    counted = _check_events(events)
+    paid = {key: n for key, n in counted.items() if key[0] == "gaussian" or key[1] > 0}
+    levels = _two_point_levels(paid)
+    if levels and levels[-1][0] > MAX_EXPONENT:
+        _pld(events)  # raises the error naming the limit
+    return levels
 
 
 def _homogeneous_pure(events):
@@ -160,7 +192,10 @@ def pld_epsilon(events, delta, numerical: bool = False) -> float:
     k randomized-response or pure steps with one epsilon are computed exactly by
     :func:`optimal_pure_composition_epsilon` instead (the same value, without
     discretization, and without ``dp_accounting``'s overflow once the composed
-    loss passes about 709); ``numerical=True`` forces ``dp_accounting``. If
+    loss passes about 709); randomized-response and pure steps of unequal epsilons
+    by :func:`dpnn.accounting.two_point.two_point_epsilon` (the same pessimistic
+    grid law, summed without cancellation and on a grid that scales with the
+    steps); ``numerical=True`` forces ``dp_accounting``. If
     ``dp_accounting`` overflows on another mix, the basic-composition sum is
     returned, which is then within the discretization error of exact. A
     non-Gaussian step with epsilon above 700 raises ``ValueError`` (its
@@ -170,6 +205,9 @@ def pld_epsilon(events, delta, numerical: bool = False) -> float:
     homogeneous = None if numerical else _homogeneous_pure(events)
     if homogeneous:
         return optimal_pure_composition_epsilon(homogeneous[0], homogeneous[1], delta)
+    levels = None if numerical else _paid_two_point(events)
+    if levels:
+        return min(two_point_epsilon(levels, delta), sum(e * n for e, n in levels))
     distribution = _pld(events)
     if distribution is None:
         return 0.0
@@ -195,6 +233,9 @@ def pld_delta(events, epsilon, numerical: bool = False) -> float:
     homogeneous = None if numerical else _homogeneous_pure(events)
     if homogeneous:
         return optimal_pure_composition_delta(homogeneous[0], homogeneous[1], epsilon)
+    levels = None if numerical else _paid_two_point(events)
+    if levels:
+        return two_point_delta(levels, epsilon)
     distribution = _pld(events)
     return (
         0.0

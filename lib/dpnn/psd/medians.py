@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from dpnn import mechanisms
+from dpnn import exact_choice, exact_sampling, mechanisms
 from dpnn._validation import finite_array, generator, positive_finite
 
 from . import quadtree
@@ -70,6 +70,12 @@ def em_median_intervals(values, lo, hi, epsilon):
     output ``x`` by 0 or 1 and ``n/2`` by 1/2, so ``rank(x) - n/2`` moves by exactly 1/2
     and the mechanism is in fact ``epsilon/2``-DP; we keep the rate of Def. 5.
     """
+    left, right, utility = _em_median_utility(values, lo, hi, epsilon)
+    return left, right, mechanisms.exponential_probabilities(utility, epsilon, 1.0)
+
+
+def _em_median_utility(values, lo, hi, epsilon):
+    """Intervals of positive length and their utilities (validated inputs)."""
     lo, hi = check_interval(lo, hi)
     epsilon = positive_finite(epsilon, "epsilon")
     x = check_values_in(values, lo, hi)
@@ -78,22 +84,21 @@ def em_median_intervals(values, lo, hi, epsilon):
     keep = length > 0
     k = np.arange(len(x) + 1)[keep]
     utility = -np.abs(k - len(x) / 2) + (2 / epsilon) * np.log(length[keep])
-    return (
-        left[keep],
-        right[keep],
-        mechanisms.exponential_probabilities(utility, epsilon, 1.0),
-    )
+    return left[keep], right[keep], utility
 
 
 def em_median(values, lo, hi, epsilon, rng) -> float:
     """Exponential-mechanism median (Def. 5): an interval by the exponential mechanism,
     then uniform in it.
 
-    ``O(n log n)`` (one sort). Privacy: ``epsilon``-DP, see :func:`em_median_intervals`.
+    ``O(n log n)`` (one sort). Privacy: ``epsilon``-DP, see :func:`em_median_intervals`;
+    the interval is drawn by :func:`dpnn.mechanisms.exponential`, which keeps that
+    promise as sampled (its Gumbel draw where every interval is at least 2^-20
+    likely, the lighter ones exactly elsewhere).
     """
-    left, right, probability = em_median_intervals(values, lo, hi, epsilon)
+    left, right, utility = _em_median_utility(values, lo, hi, epsilon)
     rng = generator(rng)
-    k = rng.choice(len(left), p=probability)
+    k = mechanisms.exponential(utility, epsilon, 1.0, rng)
     return float(rng.uniform(left[k], right[k]))
 
 
@@ -249,7 +254,9 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     ``values`` sorted by (segment, value); ``lo``, ``hi`` the ranges of the
     ``S`` segments. Segment ``s`` owns ``n_s + 1`` consecutive intervals (its values'
     left gaps, then the gap up to ``hi_s``), so no sort is needed. Same distribution
-    as :func:`em_median` on each segment.
+    as :func:`em_median` on each segment, as sampled too: segments with an interval
+    below 2^-20 likely draw their light intervals exactly
+    (:func:`_light_intervals_exactly`).
     """
     s = len(lo)
     n = np.bincount(segment, minlength=s)
@@ -268,11 +275,8 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     right[final], k[final] = hi, n
     owner_n = np.repeat(n, n + 1)
     with np.errstate(divide="ignore"):
-        score = (
-            np.log(right - left)
-            - epsilon / 2 * np.abs(k - owner_n / 2)
-            + rng.gumbel(size=size)
-        )
+        base = np.log(right - left) - epsilon / 2 * np.abs(k - owner_n / 2)
+    score = _light_intervals_exactly(base, base + rng.gumbel(size=size), offset, rng)
     best = np.repeat(np.maximum.reduceat(score, offset), n + 1)
     owner = np.repeat(np.arange(s), n + 1)
     # ties have probability 0 unless lo = hi
@@ -280,6 +284,45 @@ def _em_median_segments(values, segment, lo, hi, epsilon, rng):
     # the first best interval of each segment
     winner = top[np.unique(owner[top], return_index=True)[1]]
     return rng.uniform(left[winner], right[winner])
+
+
+def _light_intervals_exactly(base, score, offset, rng):
+    """``score`` (``base`` plus float Gumbel noise) with, in each segment where an
+    interval of positive length is below 2^-20 likely, the light intervals drawn
+    exactly: together with exactly their probability
+    (:func:`dpnn.exact_choice.light_sides`), then one of them
+    (:func:`dpnn.exact_choice.categorical_log`); otherwise the Gumbel draw among
+    the others decides. The exact draws come from a child of ``rng``, whose own
+    stream is unchanged."""
+    sizes = np.diff(np.append(offset, base.size))
+    top = np.repeat(np.maximum.reduceat(base, offset), sizes)
+    with np.errstate(invalid="ignore"):
+        weight = np.exp(base - top)
+    total = np.add.reduceat(weight, offset)
+    light = (weight / np.repeat(total, sizes) < exact_sampling.TURN_FLOOR) & (
+        base > -np.inf
+    )
+    flagged = np.flatnonzero(np.maximum.reduceat(light, offset))
+    if not flagged.size:
+        return score
+    score = np.where(light, -np.inf, score)
+    shares = np.add.reduceat(np.where(light, weight, 0.0), offset)[flagged]
+    exact = exact_choice.spawned(rng)
+
+    def part(s):
+        return slice(offset[s], offset[s] + sizes[s])
+
+    def sides(i):
+        segment, mask = base[part(flagged[i])], light[part(flagged[i])]
+        return segment[mask], segment[~mask]
+
+    drawn = exact_choice.light_sides(shares / total[flagged], sides, exact)
+    for s in flagged[drawn]:
+        segment, mask = base[part(s)], light[part(s)]
+        pick = np.flatnonzero(mask)[exact_choice.categorical_log(segment[mask], exact)]
+        score[part(s)] = -np.inf
+        score[offset[s] + pick] = 0.0
+    return score
 
 
 def _true_median_segments(values, segment, lo, hi):

@@ -94,6 +94,13 @@ def flip_bits(bits, epsilon, sensitivity, rng) -> np.ndarray:
 
     Privacy: for two bit vectors differing in h positions, every output's
     likelihood ratio is at most e^(epsilon h / K); epsilon-DP whenever h <= K.
+
+    As sampled: each bit's law is that of randomized response, which draws the
+    flip with a float uniform while its sampled loss is within ``epsilon / K +
+    1e-9`` (``epsilon / K`` up to about 20) and exactly above (from
+    ``epsilon / K`` = 37 a float flip of probability below 2^-53 would never
+    happen); so every bit, and every output's likelihood ratio, keeps the bound
+    above up to a factor ``e^(1e-9 h)``.
     """
     epsilon = positive_finite(epsilon, "epsilon")
     sensitivity = positive_int(sensitivity, "sensitivity")

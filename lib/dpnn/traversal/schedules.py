@@ -49,9 +49,10 @@ def epsilon_schedule(
     response at epsilon/2, DIS steps as the exponential mechanism) composes to
     ``total`` under ``method`` of :meth:`dpnn.accounting.Accountant.epsilon`
     (at ``delta`` unless ``method="basic"``): in closed form for ``"basic"``,
-    by bisection on the scale otherwise (relative error below 1e-9; ``"pld"`` is
-    computed on a grid, so there the composition equals ``total`` up to the
-    grid's stated error, :func:`dpnn.accounting.pld_discretisation`). Below
+    by bisection on the scale otherwise, every method's composition being a
+    continuous function of the scale (``"pld"`` too: its grid scales with the
+    steps, :func:`dpnn.accounting.two_point.two_point_grid`); the composed
+    budget is within a relative 1e-9 of ``total``. Below
     ``total = 1e-6`` (:data:`MIN_TOTAL`) these methods refuse: the conversion to
     (epsilon, delta)-DP is 0 at a positive scale and the composition cannot be
     inverted to the float precision there.
@@ -115,11 +116,13 @@ def epsilon_schedule(
         low /= 2
     while composed(high) < total:
         high *= 2
-    # The PLD value is a step function of the scale (its grid), exact only to its stated
-    # discretisation error, so searching it past a relative 1e-6 only costs evaluations;
-    # the others are smooth and are solved to the float resolution of the scale.
-    tolerance = 1e-6 if method == "pld" else 4 * np.finfo(float).eps
+    # Every method is a continuous function of the scale (the PLD's grid scales with
+    # the steps), so the scale is solved to its float resolution.
     scale = brentq(
-        lambda s: composed(s) / total - 1.0, low, high, xtol=1e-300, rtol=tolerance
+        lambda s: composed(s) / total - 1.0,
+        low,
+        high,
+        xtol=1e-300,
+        rtol=4 * np.finfo(float).eps,
     )
     return shape * scale
