@@ -47,6 +47,7 @@ LAYERS = [
             "dpnn.baselines",
             "dpnn.local_mechanisms",
             "dpnn.lsrr",
+            "dpnn.optimal_geo",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],
