@@ -67,7 +67,7 @@ QUALITY_LOSSES = ("euclidean", "squared")
 #: picks the spanner above it).
 _EXACT_LIMIT = 64
 #: HiGHS's primal feasibility tolerance (its default); :func:`repair` removes the rest.
-FEASIBILITY = 1e-7
+_FEASIBILITY = 1e-7
 
 
 def _locations(points, name="points"):
@@ -298,7 +298,7 @@ def optimal_mechanism(
         b_eq=np.ones(n),
         bounds=(0, None),
         method="highs-ipm",
-        options={"primal_feasibility_tolerance": FEASIBILITY},
+        options={"primal_feasibility_tolerance": _FEASIBILITY},
     )
     if result.status != 0:
         raise RuntimeError(f"the linear program was not solved: {result.message}")
