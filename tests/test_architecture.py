@@ -60,7 +60,7 @@ LAYERS = [
             for suffix in ("", ".*")
         ],
     ),
-    ("adversaries", ["dpnn.adversary", "dpnn.adversary.*"]),
+    ("adversaries", ["dpnn.adversary", "dpnn.adversary.*", "dpnn.remapping"]),
     (
         "companion: foundations",
         [
