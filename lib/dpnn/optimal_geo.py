@@ -254,7 +254,14 @@ def _constraints(points, pairs, rate, m):
 
 
 def optimal_mechanism(
-    points, prior, epsilon, *, dilation="auto", loss="euclidean", outputs=None
+    points,
+    prior,
+    epsilon,
+    *,
+    dilation="auto",
+    loss="euclidean",
+    outputs=None,
+    time_limit=None,
 ) -> OptimalMechanism:
     """The epsilon-geo-indistinguishable mechanism of least expected quality loss.
 
@@ -264,7 +271,9 @@ def optimal_mechanism(
     a number >= 1 constrains the edges of :func:`greedy_spanner` at rate
     ``epsilon / dilation`` (module docstring: still epsilon-GI, loss at most that
     of the exact optimum at epsilon / dilation); ``"auto"`` is exact up to 64
-    points and 1.1 above (the king's-move graph on a square grid).
+    points and 1.1 above (the king's-move graph on a square grid). HiGHS's
+    interior point method solves it (``time_limit`` seconds at most, default none;
+    a program not solved in time is a RuntimeError).
 
     Privacy: epsilon-geo-indistinguishability on ``points`` up to the solver's
     tolerance, made exact by :func:`repair` up to the row normalisation; the
@@ -298,7 +307,10 @@ def optimal_mechanism(
         b_eq=np.ones(n),
         bounds=(0, None),
         method="highs-ipm",
-        options={"primal_feasibility_tolerance": _FEASIBILITY},
+        options={
+            "primal_feasibility_tolerance": _FEASIBILITY,
+            "time_limit": np.inf if time_limit is None else float(time_limit),
+        },
     )
     if result.status != 0:
         raise RuntimeError(f"the linear program was not solved: {result.message}")

@@ -80,8 +80,8 @@ class GridMechanism:
     """A mechanism given by a matrix on the cells of a grid, for the adversary.
 
     ``matrix[c, z]`` is the probability of releasing ``outputs[z]`` from cell c of
-    ``grid`` (a client is snapped to its cell: the matrix's privacy is between cell
-    centres). The adversary interface of :mod:`dpnn.adversary.likelihoods`:
+    ``grid`` (a client anywhere in a cell has that cell's row: the matrix's privacy is
+    between cell centres). The adversary interface of :mod:`dpnn.adversary.likelihoods`:
     ``sample``, ``log_likelihood`` (``log matrix[:, z]``, minus infinity where 0)
     and ``naive_guess`` (the release itself).
     """
@@ -117,12 +117,18 @@ class GridMechanism:
         return index
 
     def log_likelihood(self, releases, grid: Grid):
-        if grid is not self.grid and not (
-            grid.shape == self.grid.shape and np.allclose(grid.domain, self.grid.domain)
-        ):
-            raise ValueError("grid must be the mechanism's own grid")
+        """``log matrix[c(x), z]`` for each cell x of ``grid``, c(x) the mechanism's
+        cell holding x's centre: ``grid`` may be the mechanism's own or a finer grid
+        of the same domain (a client anywhere in a mechanism's cell has its row)."""
+        if not isinstance(grid, Grid) or not np.allclose(grid.domain, self.grid.domain):
+            raise ValueError("grid must be a Grid on the mechanism's domain")
+        rows = (
+            np.arange(self.grid.size)
+            if grid is self.grid
+            else self.grid.cell_of(grid.points)
+        )
         with np.errstate(divide="ignore"):
-            return np.log(self.matrix[:, self.output_index(releases)].T)
+            return np.log(self.matrix[rows][:, self.output_index(releases)].T)
 
     def naive_guess(self, releases):
         return np.asarray(releases, dtype=float)

@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import (
+    best_mechanisms,
     cormode,
     followup,
     gursoy,
@@ -54,6 +55,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     similarity.NOTEBOOK: similarity.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
     leakage.NOTEBOOK: leakage.CLAIMS,
+    best_mechanisms.NOTEBOOK: best_mechanisms.CLAIMS,
 }
 COLUMNS = [
     "id",

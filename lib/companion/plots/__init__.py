@@ -41,6 +41,7 @@ from .adversary import (
     actual_against_accounted,
     error_against_rmse,
     inference_error_panel,
+    measure_by_eps_panel,
 )
 from .followup import (
     audit_bars,
@@ -156,4 +157,5 @@ __all__ = [
     "inference_error_panel",
     "actual_against_accounted",
     "error_against_rmse",
+    "measure_by_eps_panel",
 ]
