@@ -50,6 +50,7 @@ LAYERS = [
             "dpnn.baselines",
             "dpnn.local_mechanisms",
             "dpnn.lsrr",
+            "dpnn.optimal_geo",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],
@@ -62,7 +63,7 @@ LAYERS = [
             for suffix in ("", ".*")
         ],
     ),
-    ("adversaries", ["dpnn.adversary", "dpnn.adversary.*"]),
+    ("adversaries", ["dpnn.adversary", "dpnn.adversary.*", "dpnn.remapping"]),
     (
         "companion: foundations",
         [

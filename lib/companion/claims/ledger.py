@@ -16,6 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from . import (
+    best_mechanisms,
     cormode,
     equal_privacy,
     followup,
@@ -55,6 +56,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     similarity.NOTEBOOK: similarity.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13 + equal_privacy.CLAIMS,
     leakage.NOTEBOOK: leakage.CLAIMS,
+    best_mechanisms.NOTEBOOK: best_mechanisms.CLAIMS,
 }
 COLUMNS = [
     "id",

@@ -43,6 +43,7 @@ from .adversary import (
     actual_against_accounted,
     error_against_rmse,
     inference_error_panel,
+    measure_by_eps_panel,
 )
 from .cgp import (
     hull_jaccard_panels,
@@ -160,4 +161,5 @@ __all__ = [
     "inference_error_panel",
     "actual_against_accounted",
     "error_against_rmse",
+    "measure_by_eps_panel",
 ]

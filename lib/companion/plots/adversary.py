@@ -11,7 +11,12 @@ from .methods import min_font_size, series_styles
 #: The prior-only reference: grey and dotted, unlike any method.
 _PRIOR = {"color": "0.5", "ls": ":", "lw": 1.2, "label": "prior only (no release)"}
 
-__all__ = ["inference_error_panel", "actual_against_accounted", "error_against_rmse"]
+__all__ = [
+    "inference_error_panel",
+    "actual_against_accounted",
+    "error_against_rmse",
+    "measure_by_eps_panel",
+]
 
 
 def inference_error_panel(
@@ -120,5 +125,49 @@ def error_against_rmse(rmse, errors, prior_only, *, title="", ax=None):
     ax.set_ylim(bottom=0)
     size = min_font_size(ax.figure.get_figwidth())
     ax.legend(fontsize=size)
+    ax.tick_params(labelsize=size)
+    return fig
+
+
+def measure_by_eps_panel(
+    eps_star,
+    values,
+    *,
+    standard_errors=None,
+    ylabel="",
+    title="",
+    reference=None,
+    legend=True,
+    ax=None,
+):
+    """One measure (accuracy, a loss, an error) against the composed eps*, one line per
+    mechanism, with error bars of one standard error.
+
+    ``values`` maps a mechanism's name to its values at each ``eps_star``;
+    ``reference`` an optional ``(value, label)`` drawn as a grey dotted line.
+    """
+    fig, ax = figure_and_axes(ax)
+    styles = series_styles(values)
+    for name, series in values.items():
+        err = None if standard_errors is None else standard_errors.get(name)
+        ax.errorbar(
+            eps_star,
+            series,
+            yerr=err,
+            **styles[name].kwargs(),
+            ms=5,
+            capsize=2,
+            label=name,
+        )
+    if reference is not None:
+        ax.axhline(reference[0], **{**_PRIOR, "label": reference[1]})
+    ax.set_xscale("log")
+    ax.set_xticks(list(eps_star), labels=[f"{v:g}" for v in eps_star])
+    ax.minorticks_off()
+    ax.set(xlabel="composed ε* (accounted)", ylabel=ylabel, title=title)
+    ax.set_ylim(bottom=0)
+    size = min_font_size(ax.figure.get_figwidth())
+    if legend:
+        ax.legend(fontsize=size)
     ax.tick_params(labelsize=size)
     return fig

@@ -83,6 +83,13 @@ METHODS: dict[str, MethodStyle] = {
     **_dptt(),
     "SM": MethodStyle(_C["black"], "D", ":"),
     "L-SRR": MethodStyle(_C["black"], "v", ":"),
+    # the optimal mechanism and Bayesian remapping (notebook 15): remapped in vermillion
+    "OPT": MethodStyle(_C["orange"], "*", "--"),
+    "OPT remapped": MethodStyle(_C["orange"], "h", ":"),
+    "GEO remapped": MethodStyle(_C["vermillion"], "s", "--"),
+    "SM remapped": MethodStyle(_C["vermillion"], "D", ":"),
+    "L-SRR remapped": MethodStyle(_C["vermillion"], "v", ":"),
+    "DP-TT-CMP basic remapped": MethodStyle(_C["blue"], "X", ":"),
     # Gursoy et al. (notebook 09), by the names of its tables' "method" column
     "private r-N": MethodStyle(_C["blue"], "P", "-"),
     "private k-NN": MethodStyle(_C["vermillion"], "P", "-"),
@@ -129,6 +136,7 @@ _ALIASES = {
     "dp-tt-dis": "DP-TT-DIS basic",
     "dp-tt-cmp": "DP-TT-CMP basic",
     "square mechanism": "SM",
+    "optimal mechanism": "OPT",
     "gaussian random projection": "Gaussian projection",
     "random projection": "Gaussian projection",
     "gaussian rp": "Gaussian projection",

@@ -1,0 +1,214 @@
+"""Against the best location mechanisms (notebook 15): the optimal geo-indistinguishable
+mechanism and Bayesian remapping beside GEO, SM, L-SRR and DP-TT.
+
+A *setting* (:func:`setting`) holds the database ``points`` (the server's, for the
+nearest-neighbour query), its k-d ``tree``, the ``domain``, the ``grid`` of the
+discretised problem (clients sit at its cell centres, drawn from the ``prior``; the
+adversary's posterior and the remapping are computed on it, so both are exact for
+this problem), the coarser ``lp_grid`` whose cells are the optimal mechanism's
+inputs and outputs (a client is in one of them; ``lp_prior`` is the prior summed
+over them) and the ``delta`` of DP-TT's accounting.
+
+**Footing: equal accounted privacy.** At a composed budget eps*, every mechanism
+makes any two locations of the domain eps*-indistinguishable by its own ledger:
+GEO and the optimal mechanism at eps* / D per unit of distance (D the diameter;
+for the optimal mechanism between cell centres), SM and L-SRR at eps*-LDP, DP-TT
+with the constant schedule whose PLD composition at delta is eps*
+(:func:`dpnn.adversary.mechanisms_at`). Remapping is post-processing: the same
+eps*.
+
+Measured per client (``n_queries`` of them, the same truths for every mechanism):
+the *quality loss* (distance from the true location to the location the server acts
+on: the release, the remapped release, DP-TT's released data point), whether the
+nearest neighbour found is the true one (*accuracy*) and the distance from the
+point found to the true nearest neighbour; and the optimal adversary's expected
+error (:func:`dpnn.adversary.adversary_error`, ``n_releases`` clients). Against a
+remapped mechanism the optimal adversary's error equals its error against the
+mechanism itself (:mod:`dpnn.remapping`: the remapped release is that adversary's
+guess), so it is not simulated again. Distances are in domain diameters.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pandas as pd
+from scipy.spatial import cKDTree
+
+from dpnn import adversary, optimal_geo, remapping
+from dpnn.trees import build_tree
+
+__all__ = ["setting", "optimal_at", "mechanisms", "measure", "compare"]
+
+
+def setting(points, domain, cells, lp_cells, prior_kind) -> dict:
+    """The setting of a database ``points`` on ``domain``: clients, the adversary and
+    remapping on a ``cells`` x ``cells`` grid, the optimal mechanism on a coarser
+    ``lp_cells`` x ``lp_cells`` grid (``cells`` a multiple of ``lp_cells``, so its
+    cells nest), each with a ``"uniform"`` prior or the ``"empirical"`` prior of the
+    points."""
+    if cells % lp_cells:
+        raise ValueError(
+            f"cells must be a multiple of lp_cells, got {cells} and {lp_cells}"
+        )
+
+    def on(grid):
+        if prior_kind == "uniform":
+            return adversary.uniform_prior(grid)
+        return adversary.empirical_prior(grid, points)
+
+    grid = adversary.domain_grid(domain, cells)
+    lp_grid = adversary.domain_grid(domain, lp_cells)
+    return {
+        "points": points,
+        "domain": np.asarray(domain, dtype=float),
+        "tree": build_tree(points),
+        "grid": grid,
+        "prior": on(grid),
+        "lp_grid": lp_grid,
+        "lp_prior": on(lp_grid),
+        "delta": 1 / len(points),
+        "nearest": cKDTree(points),
+    }
+
+
+def optimal_at(s, eps_star, dilation) -> tuple:
+    """The optimal mechanism at eps* / D per unit on the setting's grid and prior, as
+    an adversary-interface mechanism, with its solve's wall seconds and result."""
+    grid = s["lp_grid"]
+    start = time.perf_counter()
+    result = optimal_geo.optimal_mechanism(
+        grid.points, s["lp_prior"], eps_star / grid.diameter, dilation=dilation
+    )
+    seconds = time.perf_counter() - start
+    return remapping.GridMechanism(result.matrix, grid, name="OPT"), seconds, result
+
+
+def mechanisms(s, eps_star, *, dilation, lsrr_levels, e_splits) -> tuple:
+    """``(base, remapped, solve)``: the mechanisms at eps* (GEO, SM, L-SRR, DP-TT-CMP
+    basic and E, DP-TT-DIS basic, and the optimal mechanism OPT), the remapped
+    ones (GEO, SM, L-SRR, OPT, DP-TT-CMP basic), and the LP's seconds and result."""
+    base = adversary.mechanisms_at(
+        eps_star,
+        s["tree"],
+        s["grid"],
+        s["domain"],
+        s["delta"],
+        lsrr_levels=lsrr_levels,
+        e_splits=e_splits,
+    )
+    optimal, seconds, result = optimal_at(s, eps_star, dilation)
+    base.insert(1, optimal)
+    wanted = ("GEO", "OPT", "SM", "L-SRR", "DP-TT-CMP basic")
+    remapped = [
+        remapping.Remapped(m, s["grid"], s["prior"]) for m in base if m.name in wanted
+    ]
+    return base, remapped, (seconds, result)
+
+
+def _answers(mechanism, s, truth, rng):
+    """What the server acts on and the database index the client ends with."""
+    inner = getattr(mechanism, "mechanism", mechanism)
+    if isinstance(mechanism, adversary.DPTT):
+        tree = mechanism.tree
+        ends = mechanism.sample(truth, rng)
+        index = np.empty(len(truth), dtype=np.intp)
+        for i, end in enumerate(ends):  # the client keeps the nearest point released
+            members = tree.order[tree.lo[end] : tree.hi[end]]
+            index[i] = members[
+                np.argmin(np.linalg.norm(s["points"][members] - truth[i], axis=1))
+            ]
+        return s["points"][index], index
+    if isinstance(mechanism, remapping.Remapped) and isinstance(inner, adversary.DPTT):
+        acted = mechanism.remap(inner.sample(truth, rng))
+    else:
+        acted = mechanism.sample(truth, rng)
+    _, index = s["nearest"].query(acted)
+    return acted, index
+
+
+def measure(mechanism, s, truth, rng) -> dict:
+    """Per-client quality loss, accuracy and distance to the true nearest neighbour
+    (means and standard errors, in diameters)."""
+    diameter = s["grid"].diameter
+    acted, index = _answers(mechanism, s, truth, rng)
+    _, true_index = s["nearest"].query(truth)
+    values = {
+        "quality_loss": np.linalg.norm(acted - truth, axis=1) / diameter,
+        "accuracy": (index == true_index).astype(float),
+        "nn_distance": np.linalg.norm(
+            s["points"][index] - s["points"][true_index], axis=1
+        )
+        / diameter,
+    }
+    out = {}
+    for name, v in values.items():
+        out[name] = float(v.mean())
+        out[f"{name}_se"] = float(v.std(ddof=1) / np.sqrt(len(v)))
+    return out
+
+
+def compare(
+    settings: dict,
+    eps_stars,
+    n_queries,
+    n_releases,
+    rng,
+    *,
+    dilation,
+    lsrr_levels,
+    e_splits,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The comparison table (one row per setting, eps*, mechanism) and the LP table
+    (one row per setting and eps*: wall seconds, constraints, loss, actual rate)."""
+    rows, solves = [], []
+    for name, s in settings.items():
+        grid, diameter = s["grid"], s["grid"].diameter
+        for eps_star in eps_stars:
+            base, remapped, (seconds, result) = mechanisms(
+                s,
+                eps_star,
+                dilation=dilation,
+                lsrr_levels=lsrr_levels,
+                e_splits=e_splits,
+            )
+            solves.append(
+                {
+                    "setting": name,
+                    "eps_star": eps_star,
+                    "seconds": seconds,
+                    "constraints": result.constraints,
+                    "expected_loss": result.loss / diameter,
+                    "actual_eps_star": result.actual * diameter,
+                }
+            )
+            truth = grid.points[rng.choice(grid.size, size=n_queries, p=s["prior"])]
+            errors = {}
+            for mechanism in base:
+                found = adversary.adversary_error(
+                    mechanism, grid, s["prior"], n_releases, rng
+                )
+                errors[mechanism.name] = (
+                    found.error / diameter,
+                    found.standard_error / diameter,
+                    found.prior_only / diameter,
+                )
+            for mechanism in base + remapped:
+                inner = getattr(mechanism, "mechanism", mechanism).name
+                error, se, prior_only = errors[inner]
+                rows.append(
+                    {
+                        "setting": name,
+                        "eps_star": eps_star,
+                        "mechanism": mechanism.name,
+                        "remapped": mechanism
+                        is not getattr(mechanism, "mechanism", mechanism),
+                        **measure(mechanism, s, truth, rng),
+                        "adversary_error": error,
+                        "adversary_error_se": se,
+                        "prior_only": prior_only,
+                        "grid_error": grid.error / diameter,
+                    }
+                )
+    return pd.DataFrame(rows), pd.DataFrame(solves)
