@@ -158,11 +158,12 @@ CLAIMS = (
         BORDENABE,
         "§6 (evaluation)",
         "15 §2",
-        "the optimal mechanism has a lower quality loss than planar Laplace at the "
-        "same ε",
+        "'the optimal mechanism has a lower quality loss than planar Laplace at the "
+        "same ε' (the paper's result in this companion's words: its text is not "
+        "among the sources here)",
         "mean distance from the client to its release (diameters), OPT against GEO",
-        "OPT below: an effect that exists at every budget's informative range "
-        "(no floor or ceiling for a distance)",
+        "OPT below: an effect shown at every budget (no floor or ceiling for a "
+        "distance)",
         lambda t: _better(t, "OPT", "GEO", "quality_loss", lower=True),
     ),
     Claim(
@@ -170,10 +171,12 @@ CLAIMS = (
         CHATZIKOKOLAKIS,
         "§4-5",
         "15 §2",
-        "remapping improves the utility of a mechanism at no privacy cost",
+        "'remapping improves the utility of a mechanism at no privacy cost' (the "
+        "paper's result in this companion's words: its text is not among the "
+        "sources here)",
         "mean quality loss of GEO, SM, L-SRR and DP-TT-CMP basic, remapped against "
         "not (the privacy is unchanged by construction: post-processing)",
-        "remapped below: an effect that exists across the budgets, per mechanism",
+        "remapped below: an effect shown at every budget, per mechanism",
         lambda t: _remapping_lowers(t, ("GEO", "SM", "L-SRR", "DP-TT-CMP basic")),
     ),
 )
