@@ -166,28 +166,71 @@ def test_released_locations_leaf_point_and_root_centroid(square):
     np.testing.assert_allclose(where, [square["points"].mean(axis=0)] * 2)
 
 
-def test_perturbation_rmse_one_row_per_mechanism_and_budget(square):
+def test_perturbation_rmse_one_row_per_footing_mechanism_and_budget(square):
     table = leakage.perturbation_rmse(
         square, [1.0, 100.0], 40, np.random.default_rng(7), lsrr_levels=3, e_splits=2
     )
-    assert len(table) == 2 * 6 and list(table.columns) == [
-        "eps_star", "mechanism", "rmse"
+    assert len(table) == 2 * 2 * 6 and list(table.columns) == [
+        "footing", "eps_star", "mechanism", "rmse"
     ]  # fmt: skip
     assert (table["rmse"] >= 0).all()
-    geo = table[table["mechanism"] == "GEO"]["rmse"].to_numpy()
+    accounted = table[table.footing == "accounted"]
+    geo = accounted[accounted["mechanism"] == "GEO"]["rmse"].to_numpy()
     assert geo[1] < 0.05 < geo[0]  # at ε* = 100 GEO barely moves the query
+    # every release is clipped into the domain: no displacement beyond its diameter
+    assert (table["rmse"] <= 1.0).all()
+
+
+def test_perturbation_rmse_clips_geo_into_the_domain(square):
+    """At ε* = 0.01 GEO's raw release lies ~100 D away; clipped, the RMSE between a
+    uniform query and a point of the unit square is below its diameter (1 D)."""
+    table = leakage.perturbation_rmse(
+        square,
+        [0.01],
+        200,
+        np.random.default_rng(7),
+        lsrr_levels=3,
+        e_splits=2,
+        footings=("accounted",),
+    )
+    geo = table[table.mechanism == "GEO"]["rmse"].iloc[0]
+    assert 0.3 < geo < 1.0
+
+
+def test_mechanisms_on_footings_and_bad_footing(square):
+    accounted = leakage.mechanisms_on(
+        "accounted", 4.0, square, lsrr_levels=3, e_splits=2
+    )
+    actual = leakage.mechanisms_on("actual", 4.0, square, lsrr_levels=3, e_splits=2)
+    assert [m.name for m in accounted] == [m.name for m in actual]
+    # DIS's certified bound lies far below its ledger: on the actual footing it gets
+    # a larger per-step budget for the same eps*
+    dis = [m for m in accounted + actual if m.name == "DP-TT-DIS basic"]
+    assert np.all(dis[1].schedule > dis[0].schedule)
+    with pytest.raises(ValueError, match="footing"):
+        leakage.mechanisms_on("nominal", 4.0, square, lsrr_levels=3, e_splits=2)
 
 
 def test_pair_epsilons_corners_are_randomized_response(square):
-    pairs, accounted, worst = leakage.pair_epsilons(
+    pairs, accounted, corners = leakage.pair_epsilons(
         square, 2.0, [0.1, 0.5], 3, np.random.default_rng(8)
     )
     assert list(pairs.groupby("utility").size()) == [6, 6]
     # every CMP split separates opposite corners: k-fold randomized response, the PLD
-    assert worst["cmp"]["corners"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
+    assert corners["cmp"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
     for utility in ("cmp", "dis"):
         largest = pairs[pairs.utility == utility].epsilon.max()
         assert all(largest <= v + 1e-3 for v in accounted[utility].values())
+
+
+def test_worst_pairs_at_every_distance_below_the_certified_bound(square):
+    table = leakage.worst_pairs(square, 2.0, [0.1, 0.5], np.random.default_rng(9))
+    assert len(table) == 4 and set(table.utility) == {"cmp", "dis"}
+    assert (table["search"] <= table["certified"] + 1e-9).all()
+    assert np.allclose(table["gap"], table["certified"] - table["search"])
+    # farther pairs are separated by more splits: the worst CMP pair loses more
+    cmp = table[table.utility == "cmp"].sort_values("distance")["search"].to_numpy()
+    assert cmp[1] > cmp[0]
 
 
 # --- composition (notebook 02) --------------------------------------------------------

@@ -18,6 +18,7 @@ import pandas as pd
 from . import (
     cormode,
     followup,
+    footings,
     gursoy,
     gursoy_knn,
     leakage,
@@ -53,7 +54,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
-    leakage.NOTEBOOK: leakage.CLAIMS,
+    leakage.NOTEBOOK: leakage.CLAIMS + footings.CLAIMS,
 }
 COLUMNS = [
     "id",
