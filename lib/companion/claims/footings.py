@@ -7,7 +7,8 @@ Tables. ``adversary`` (notebook 14) is :mod:`companion.claims.leakage`'s table w
 ``footing`` column; ``rmse`` holds, per ``footing``, ``eps_star`` and ``mechanism``,
 the perturbation RMSE of the release clipped into the domain beside the optimal
 adversary's ``error`` and ``se`` (uniform data). ``dis_geo`` (notebook 07) holds,
-per ``footing``, ``radius`` Δ and budget ``eps``, DP-TT-DIS basic's and GEO's
+per ``footing``, ``radius`` Δ and budget ``eps`` (and ``eps_per_unit`` ε/Δ),
+DP-TT-DIS basic's and GEO's
 accuracies ``dis_<metric>``, ``geo_<metric>`` with their standard errors.
 
 Each claim computes its effect per measured point, with its standard error, and
@@ -102,17 +103,17 @@ def alike_at_equal_rmse(t, band=ALIKE_BAND, z: float = Z):
 
 def geo_above_dis(t, metric: str, z: float = Z):
     """Claim: GEO's accuracy ``metric`` lies above DP-TT-DIS basic's at every
-    informative budget of each radius (our standard errors only, no source error:
-    the footing is this companion's)."""
+    informative budget per unit distance ε/Δ, for each budget ε (our standard
+    errors only, no source error: the footing is this companion's)."""
     table = t.get("dis_geo")
     if table is None or table.empty:
         return not_comparable("no DIS-against-GEO table in this run")
     parts = {}
-    for radius, part in table.groupby("radius", sort=True):
-        geo = curve(part, "eps", f"geo_{metric}", name="GEO")
-        dis = curve(part, "eps", f"dis_{metric}", name="DP-TT-DIS")
-        parts[f"Δ = {radius:g} {metric}"] = above(
-            geo, dis, source_n=None, z=z, x_name="ε", every=True
+    for eps, part in table.groupby("eps", sort=True):
+        geo = curve(part, "eps_per_unit", f"geo_{metric}", name="GEO")
+        dis = curve(part, "eps_per_unit", f"dis_{metric}", name="DP-TT-DIS")
+        parts[f"ε = {eps:.3g} {metric}"] = above(
+            geo, dis, source_n=None, z=z, x_name="ε/Δ", every=True
         )
     return combine(parts)
 
@@ -176,8 +177,8 @@ def _headline(footing: str, words: str) -> Claim:
         "§6.2.1",
         "07 §true",
         "'In all scenarios, GEO performs better than DP-TT-DIS', " + words,
-        "basic DP-TT-DIS against GEO in 2-D, top-5 and raw accuracy, at each "
-        f"radius Δ, both at equal {words}",
+        "basic DP-TT-DIS against GEO in 2-D, top-5 and raw accuracy, against the "
+        f"budget per unit distance ε/Δ, both at equal {words}",
         "GEO above DP-TT-DIS by more than two standard errors at every informative "
         "budget",
         footed(

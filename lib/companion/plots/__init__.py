@@ -39,6 +39,7 @@ from . import (
 )
 from .adversary import (
     actual_against_accounted,
+    dis_against_geo_footings,
     error_against_rmse,
     inference_error_panel,
 )
@@ -154,6 +155,7 @@ __all__ = [
     "recall_panels",
     "exact_privacy_check",
     "inference_error_panel",
+    "dis_against_geo_footings",
     "actual_against_accounted",
     "error_against_rmse",
 ]

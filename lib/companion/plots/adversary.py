@@ -11,7 +11,12 @@ from .methods import min_font_size, series_styles
 #: The prior-only reference: grey and dotted, unlike any method.
 _PRIOR = {"color": "0.5", "ls": ":", "lw": 1.2, "label": "prior only (no release)"}
 
-__all__ = ["actual_against_accounted", "error_against_rmse", "inference_error_panel"]
+__all__ = [
+    "actual_against_accounted",
+    "dis_against_geo_footings",
+    "error_against_rmse",
+    "inference_error_panel",
+]
 
 
 def inference_error_panel(
@@ -147,4 +152,53 @@ def error_against_rmse(
     size = min_font_size(ax.figure.get_figwidth())
     ax.legend(fontsize=size)
     ax.tick_params(labelsize=size)
+    return fig
+
+
+def dis_against_geo_footings(table, metric="top5", *, title=""):
+    """Basic DP-TT-DIS against GEO on two footings: ``metric`` accuracy against the
+    budget per unit distance ε/Δ, one panel per footing (``table`` as
+    :func:`companion.studies.true_footing.dis_against_geo` returns), one line per
+    mechanism and budget ε, error bars one standard error; the footing named on
+    each panel's axis."""
+    import matplotlib.pyplot as plt
+
+    footings = list(dict.fromkeys(table["footing"]))
+    fig, axes = plt.subplots(
+        1, len(footings), figsize=(4.7 * len(footings), 3.7), sharey=True
+    )
+    axes = np.atleast_1d(axes)
+    styles = series_styles(["DP-TT-DIS basic", "GEO"])
+    words = {
+        "accounted": "accounted ε* (thesis's ledger)",
+        "actual": "actual worst-case ε within Δ",
+    }
+    budgets = sorted(table["eps"].unique())
+    for ax, footing in zip(axes, footings):
+        part = table[table["footing"] == footing].sort_values("eps_per_unit")
+        for name, key in (("DP-TT-DIS basic", "dis"), ("GEO", "geo")):
+            for eps in budgets:
+                line = part[part["eps"] == eps]
+                label = name if len(budgets) == 1 else f"{name}, ε = {eps:.3g}"
+                ax.errorbar(
+                    line["eps_per_unit"],
+                    line[f"{key}_{metric}"],
+                    yerr=line[f"{key}_{metric}_se"],
+                    **styles[name].kwargs(),
+                    ms=5,
+                    capsize=2,
+                    label=label,
+                )
+        ax.set(
+            xscale="log",
+            xlabel=f"{words.get(footing, footing)} per unit distance, ε/Δ",
+            ylabel=f"{metric} accuracy",
+            title=f"equal {footing} privacy",
+            ylim=(-0.02, 1.02),
+        )
+        size = min_font_size(fig.get_figwidth())
+        ax.legend(fontsize=size)
+        ax.tick_params(labelsize=size)
+    if title:
+        fig.suptitle(title)
     return fig

@@ -88,11 +88,11 @@ def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
     return np.maximum(_one_sided(log_p, log_q, e), _one_sided(log_q, log_p, e))
 
 
-def _one_sided_epsilon(loss, log_p, log_q, delta):
+def _one_sided_epsilon(loss, p, q, delta):
     """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the
-    losses ``log P - log Q`` sorted from the largest (ties in any order: a tied
-    outcome adds ``P - e^L Q = 0`` at eps = L)."""
-    p, q = np.exp(log_p), np.exp(log_q)
+    losses ``log P - log Q`` sorted from the largest and the probabilities ``p``,
+    ``q`` in that order (ties in any order: a tied outcome adds ``P - e^L Q = 0``
+    at eps = L)."""
     tail_p, tail_q = np.cumsum(p), np.cumsum(q)
     # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
     at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
@@ -125,11 +125,14 @@ def exact_epsilon(log_p, log_q, delta) -> float:
     if delta >= 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}")
     loss = log_p - log_q
-    order = np.argsort(-loss, kind="stable")  # one sort serves both directions
+    # one sort serves both directions; the order within ties does not matter (a tied
+    # outcome adds P - e^L Q = 0), so the faster unstable sort is exact
+    order = np.argsort(-loss)
     back = order[::-1]
+    p, q = np.exp(log_p), np.exp(log_q)
     return max(
-        _one_sided_epsilon(loss[order], log_p[order], log_q[order], delta),
-        _one_sided_epsilon(-loss[back], log_q[back], log_p[back], delta),
+        _one_sided_epsilon(loss[order], p[order], q[order], delta),
+        _one_sided_epsilon(-loss[back], q[back], p[back], delta),
     )
 
 
