@@ -964,3 +964,44 @@ def test_departures_lists_only_the_claims_that_part():
         "**Where the thesis and this run part, and why.**\n\n"
         "- **b** (partly): Known.\n- **c** (differs): Unexplained."
     )
+
+
+# --- DIS against GEO on two footings (notebook 07's last section) --------------------
+
+
+def test_true_footing_budgets_meet_eps_on_each_footing():
+    from companion.studies import true_footing
+    from dpnn.traversal import dptt_ledger
+
+    tree = trees.build_tree(np.random.default_rng(12).uniform(0, 1, (128, 2)))
+    delta, radius = 1 / 128, 0.05
+    schedule, rate = true_footing.budgets_on("accounted", tree, 4.0, radius, delta)
+    ledger = dptt_ledger(schedule, "dis", "basic", 0)
+    assert ledger.epsilon(delta, "thesis") == pytest.approx(4.0, rel=1e-6)
+    assert rate == pytest.approx(4.0 / radius)
+    schedule, rate = true_footing.budgets_on("actual", tree, 4.0, radius, delta)
+    certified = adversary.certified_epsilon(
+        tree, schedule, "dis", delta, radius, radius=radius
+    )
+    pld = dptt_ledger(schedule, "dis", "basic", 0).epsilon(delta, "pld")
+    assert min(certified, pld) <= 4.0 + 1e-6  # one valid bound certifies eps
+    assert adversary.geo_epsilon(rate, radius, delta) == pytest.approx(4.0, rel=1e-6)
+    with pytest.raises(ValueError, match="footing"):
+        true_footing.budgets_on("nominal", tree, 4.0, radius, delta)
+
+
+def test_dis_against_geo_rows_and_reproducible():
+    from companion.studies import true_footing
+
+    run = [
+        true_footing.dis_against_geo(256, [1e9, 1e6], [4.0], 30, seed=5) for _ in "ab"
+    ]
+    pd.testing.assert_frame_equal(run[0], run[1])
+    table = run[0]
+    assert len(table) == 2 * 2 and set(table.footing) == {"accounted", "actual"}
+    accuracies = table[["dis_raw", "dis_top5", "geo_raw", "geo_top5"]].to_numpy()
+    assert np.all((accuracies >= 0) & (accuracies <= 1))
+    assert np.all(table.dis_top5 >= table.dis_raw)  # the nearest is among the five
+    # at Δ = 1e9 (the domain's size) the certified bound gives DIS more per step
+    wide = table[table.radius == 1e9].set_index("footing")
+    assert wide.loc["actual", "per_step"] > wide.loc["accounted", "per_step"]
