@@ -45,6 +45,7 @@ FOOTINGS = ("accounted", "actual")
 def budgets_on(footing, tree, eps, radius, delta) -> tuple[np.ndarray, float]:
     """``(per-step schedule of DP-TT-DIS, GEO's rate per unit)`` at budget ``eps``
     for pairs at most ``radius`` apart, on ``footing`` (module docstring)."""
+
     def ledger(method):
         return epsilon_schedule(
             "constant",
@@ -73,9 +74,9 @@ def dis_against_geo(
     """Basic DP-TT-DIS and GEO (one released neighbour each) on ``n`` uniform points
     of the thesis's domain in ``d`` dimensions, ``n_queries`` uniform queries, at
     each ``radius`` Δ, budget ε of ``budgets`` and footing: one row each with
-    ``eps_per_unit`` ε/Δ (the thesis's x-axis), the per-step budget, GEO's rate, and both mechanisms' raw and top-5 accuracy
-    (``dis_raw``, ``geo_raw``, ... and their ``_se``). Every point draws from one
-    generator seeded by ``seed``."""
+    ``eps_per_unit`` ε/Δ (the thesis's x-axis), the per-step budget, GEO's rate,
+    and both mechanisms' raw and top-5 accuracy (``dis_raw``, ``geo_raw``, ... and
+    their ``_se``). Every point draws from one generator seeded by ``seed``."""
     rng = np.random.default_rng(seed)
     points = data.uniform_points(n, d, rng)
     tree = build_tree(points)
