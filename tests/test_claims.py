@@ -1511,3 +1511,39 @@ def test_gursoy_value_bands_use_the_corrected_standard_error():
     verdict = gursoy_claim("Figs. 7-9b")(gursoy_tables(rn_table=pd.DataFrame(rows)))
     assert verdict.why.startswith(f"proposed loses 5-10% {claims.INCONCLUSIVE}")
     assert "low: 0.067 ± 0.010" in verdict.numbers
+
+
+def test_footing_claims_alike_and_geo_above_dis_tell_right_from_wrong():
+    from companion.claims import footings
+
+    def rmse_table(factor):
+        rows = []
+        for m, scale in (("A", 1.0), ("B", factor)):
+            for r, e in ((0.1, 0.05), (0.2, 0.1), (0.3, 0.15)):
+                rows.append(
+                    {"mechanism": m, "rmse": r, "error": e * scale, "se": 0.001}
+                )
+        return pd.DataFrame(rows)
+
+    assert footings.alike_at_equal_rmse({"rmse": rmse_table(1.0)}).word == "agrees"
+    assert footings.alike_at_equal_rmse({"rmse": rmse_table(2.0)}).word == "differs"
+
+    def dis_geo(geo):
+        return pd.DataFrame(
+            {
+                "eps": 12.0,
+                "eps_per_unit": [1e-6, 1e-5, 1e-4],
+                "dis_top5": [0.2, 0.3, 0.4],
+                "dis_top5_se": 0.01,
+                "geo_top5": geo,
+                "geo_top5_se": 0.01,
+            }
+        )
+
+    assert footings.geo_above_dis(
+        {"dis_geo": dis_geo([0.5, 0.8, 0.9])}, "top5"
+    ).word == ("agrees")
+    assert footings.geo_above_dis(
+        {"dis_geo": dis_geo([0.1, 0.2, 0.3])}, "top5"
+    ).word == ("differs")
+    assert footings.geo_above_dis({}, "top5").word == "not comparable"

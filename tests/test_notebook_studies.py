@@ -166,28 +166,71 @@ def test_released_locations_leaf_point_and_root_centroid(square):
     np.testing.assert_allclose(where, [square["points"].mean(axis=0)] * 2)
 
 
-def test_perturbation_rmse_one_row_per_mechanism_and_budget(square):
+def test_perturbation_rmse_one_row_per_footing_mechanism_and_budget(square):
     table = leakage.perturbation_rmse(
         square, [1.0, 100.0], 40, np.random.default_rng(7), lsrr_levels=3, e_splits=2
     )
-    assert len(table) == 2 * 6 and list(table.columns) == [
-        "eps_star", "mechanism", "rmse"
+    assert len(table) == 2 * 2 * 6 and list(table.columns) == [
+        "footing", "eps_star", "mechanism", "rmse"
     ]  # fmt: skip
     assert (table["rmse"] >= 0).all()
-    geo = table[table["mechanism"] == "GEO"]["rmse"].to_numpy()
+    accounted = table[table.footing == "accounted"]
+    geo = accounted[accounted["mechanism"] == "GEO"]["rmse"].to_numpy()
     assert geo[1] < 0.05 < geo[0]  # at ε* = 100 GEO barely moves the query
+    # every release is clipped into the domain: no displacement beyond its diameter
+    assert (table["rmse"] <= 1.0).all()
+
+
+def test_perturbation_rmse_clips_geo_into_the_domain(square):
+    """At ε* = 0.01 GEO's raw release lies ~100 D away; clipped, the RMSE between a
+    uniform query and a point of the unit square is below its diameter (1 D)."""
+    table = leakage.perturbation_rmse(
+        square,
+        [0.01],
+        200,
+        np.random.default_rng(7),
+        lsrr_levels=3,
+        e_splits=2,
+        footings=("accounted",),
+    )
+    geo = table[table.mechanism == "GEO"]["rmse"].iloc[0]
+    assert 0.3 < geo < 1.0
+
+
+def test_mechanisms_on_footings_and_bad_footing(square):
+    accounted = leakage.mechanisms_on(
+        "accounted", 4.0, square, lsrr_levels=3, e_splits=2
+    )
+    actual = leakage.mechanisms_on("actual", 4.0, square, lsrr_levels=3, e_splits=2)
+    assert [m.name for m in accounted] == [m.name for m in actual]
+    # DIS's certified bound lies far below its ledger: on the actual footing it gets
+    # a larger per-step budget for the same eps*
+    dis = [m for m in accounted + actual if m.name == "DP-TT-DIS basic"]
+    assert np.all(dis[1].schedule > dis[0].schedule)
+    with pytest.raises(ValueError, match="footing"):
+        leakage.mechanisms_on("nominal", 4.0, square, lsrr_levels=3, e_splits=2)
 
 
 def test_pair_epsilons_corners_are_randomized_response(square):
-    pairs, accounted, worst = leakage.pair_epsilons(
+    pairs, accounted, corners = leakage.pair_epsilons(
         square, 2.0, [0.1, 0.5], 3, np.random.default_rng(8)
     )
     assert list(pairs.groupby("utility").size()) == [6, 6]
     # every CMP split separates opposite corners: k-fold randomized response, the PLD
-    assert worst["cmp"]["corners"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
+    assert corners["cmp"] == pytest.approx(accounted["cmp"]["pld"], abs=1e-3)
     for utility in ("cmp", "dis"):
         largest = pairs[pairs.utility == utility].epsilon.max()
         assert all(largest <= v + 1e-3 for v in accounted[utility].values())
+
+
+def test_worst_pairs_at_every_distance_below_the_certified_bound(square):
+    table = leakage.worst_pairs(square, 2.0, [0.1, 0.5], np.random.default_rng(9))
+    assert len(table) == 4 and set(table.utility) == {"cmp", "dis"}
+    assert (table["search"] <= table["certified"] + 1e-9).all()
+    assert np.allclose(table["gap"], table["certified"] - table["search"])
+    # farther pairs are separated by more splits: the worst CMP pair loses more
+    cmp = table[table.utility == "cmp"].sort_values("distance")["search"].to_numpy()
+    assert cmp[1] > cmp[0]
 
 
 # --- composition (notebook 02) --------------------------------------------------------
@@ -926,3 +969,44 @@ def test_departures_lists_only_the_claims_that_part():
         "- **c** (differs): no reason recorded"
     )
     assert "not established" in text and "- **a**" not in text
+
+
+# --- DIS against GEO on two footings (notebook 07's last section) --------------------
+
+
+def test_true_footing_budgets_meet_eps_on_each_footing():
+    from companion.studies import true_footing
+    from dpnn.traversal import dptt_ledger
+
+    tree = trees.build_tree(np.random.default_rng(12).uniform(0, 1, (128, 2)))
+    delta, radius = 1 / 128, 0.05
+    schedule, rate = true_footing.budgets_on("accounted", tree, 4.0, radius, delta)
+    ledger = dptt_ledger(schedule, "dis", "basic", 0)
+    assert ledger.epsilon(delta, "thesis") == pytest.approx(4.0, rel=1e-6)
+    assert rate == pytest.approx(4.0 / radius)
+    schedule, rate = true_footing.budgets_on("actual", tree, 4.0, radius, delta)
+    certified = adversary.certified_epsilon(
+        tree, schedule, "dis", delta, radius, radius=radius
+    )
+    pld = dptt_ledger(schedule, "dis", "basic", 0).epsilon(delta, "pld")
+    assert min(certified, pld) <= 4.0 + 1e-6  # one valid bound certifies eps
+    assert adversary.geo_epsilon(rate, radius, delta) == pytest.approx(4.0, rel=1e-6)
+    with pytest.raises(ValueError, match="footing"):
+        true_footing.budgets_on("nominal", tree, 4.0, radius, delta)
+
+
+def test_dis_against_geo_rows_and_reproducible():
+    from companion.studies import true_footing
+
+    run = [
+        true_footing.dis_against_geo(256, [1e9, 1e6], [4.0], 30, seed=5) for _ in "ab"
+    ]
+    pd.testing.assert_frame_equal(run[0], run[1])
+    table = run[0]
+    assert len(table) == 2 * 2 and set(table.footing) == {"accounted", "actual"}
+    accuracies = table[["dis_raw", "dis_top5", "geo_raw", "geo_top5"]].to_numpy()
+    assert np.all((accuracies >= 0) & (accuracies <= 1))
+    assert np.all(table.dis_top5 >= table.dis_raw)  # the nearest is among the five
+    # at Δ = 1e9 (the domain's size) the certified bound gives DIS more per step
+    wide = table[table.radius == 1e9].set_index("footing")
+    assert wide.loc["actual", "per_step"] > wide.loc["accounted", "per_step"]

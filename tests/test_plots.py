@@ -219,6 +219,8 @@ def test_adversary_helpers_draw_their_lines_without_changing_rcparams():
     plt.close(fig)
     fig = plots.error_against_rmse({"GEO": [0.3, 0.1]}, {"GEO": [0.2, 0.05]}, 0.27)
     assert list(fig.axes[0].lines[0].get_xdata()) == [0.1, 0.3]  # sorted by RMSE
+    # linear from 0: an RMSE of 1e-4 does not stretch the axis over decades
+    assert fig.axes[0].get_xscale() == "linear" and fig.axes[0].get_xlim()[0] == 0
     plt.close(fig)
     assert dict(matplotlib.rcParams) == before
 
@@ -246,3 +248,52 @@ def test_verdict_evidence_draws_one_panel_per_claim_with_points():
     assert plots.verdict_evidence(ledger.iloc[1:]) is None
     with pytest.raises(ValueError, match="evidence"):
         plots.verdict_evidence(ledger.drop(columns="evidence"))
+
+
+def test_adversary_panels_name_their_footing_and_the_certified_bound():
+    fig = plots.inference_error_panel(
+        [2.0, 8.0], {"GEO": [0.25, 0.17]}, 0.27, xlabel="actual worst-case ε"
+    )
+    assert fig.axes[0].get_xlabel() == "actual worst-case ε"
+    plt.close(fig)
+    fig = plots.actual_against_accounted(
+        [0.01, 0.1],
+        {"median": [0.5, 2.0]},
+        {"pld": 8.0},
+        marked={"worst found": ([0.01, 0.1], [0.7, 2.5])},
+        certified=8.0,
+    )
+    labels = [line.get_label() for line in fig.axes[0].lines]
+    assert "certified bound" in labels and "worst found" in labels
+    worst = fig.axes[0].lines[labels.index("worst found")]
+    assert list(worst.get_ydata()) == [0.7, 2.5]  # one marker per distance
+    plt.close(fig)
+
+
+def test_dis_against_geo_footings_one_panel_per_footing():
+    rows = [
+        {
+            "footing": f,
+            "radius": r,
+            "eps": 12.0,
+            "eps_per_unit": 12.0 / r,
+            **{
+                f"{m}_{k}": v
+                for m in ("dis", "geo")
+                for k, v in (("top5", 0.5), ("top5_se", 0.01))
+            },
+        }
+        for f in ("accounted", "actual")
+        for r in (1e9, 1e5)
+    ]
+    fig = plots.dis_against_geo_footings(pd.DataFrame(rows), "top5")
+    assert len(fig.axes) == 2
+    assert [ax.get_title() for ax in fig.axes] == [
+        "equal accounted privacy",
+        "equal actual privacy",
+    ]
+    assert all("ε/Δ" in ax.get_xlabel() for ax in fig.axes)
+    assert (
+        "accounted" in fig.axes[0].get_xlabel() and "actual" in fig.axes[1].get_xlabel()
+    )
+    plt.close(fig)

@@ -294,3 +294,39 @@ def test_lsrr_profile_against_every_pair_of_cells():
 def test_bad_arguments_are_named(call, name):
     with pytest.raises(ValueError, match=name):
         call(small_tree())
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-3])
+def test_no_dis_pair_within_the_radius_loses_more_than_its_certified_bound(delta):
+    """Pairs at most r apart lose at most the radius bound, which is below the bound
+    for every pair when 2r is below the largest children's gap, equal to it when 2r
+    is above every gap."""
+    tree, rng = small_tree(32), np.random.default_rng(11)
+    r = 0.05
+    bound = certified_epsilon(tree, 3.0, "dis", delta, 0.2, radius=r)
+    assert bound < certified_epsilon(tree, 3.0, "dis", delta, 0.2)
+    assert certified_epsilon(tree, 3.0, "dis", delta, 0.2, radius=2.0) == (
+        pytest.approx(certified_epsilon(tree, 3.0, "dis", delta, 0.2), rel=1e-12)
+    )
+    start = rng.uniform(0, 1, (300, 2))
+    angle = rng.uniform(0, 2 * np.pi, 300)
+    length = r * np.sqrt(rng.uniform(0, 1, 300))
+    end = start + length[:, None] * np.column_stack([np.cos(angle), np.sin(angle)])
+    random = [
+        pair_epsilon(tree, a, b, 3.0, "dis", delta, 0.2) for a, b in zip(start, end)
+    ]
+    found = worst_pair_at_distance(tree, UNIT_SQUARE, r, 3.0, "dis", delta, rng, 0.2)[2]
+    assert max(random + [found]) <= bound + 1e-12
+
+
+def test_calibrated_epsilon_within_a_radius_meets_its_target():
+    tree = small_tree(64)
+    per_step = calibrated_epsilon(tree, 2.0, "dis", 1e-3, 0.1, radius=0.1)
+    assert certified_epsilon(tree, per_step, "dis", 1e-3, 0.1, radius=0.1) == (
+        pytest.approx(2.0, rel=1e-8)
+    )
+    # within the radius each turn loses at most its per-step epsilon: the radius
+    # bound is below the bound for every pair, so the calibrated budget is larger
+    assert per_step > calibrated_epsilon(tree, 2.0, "dis", 1e-3, 0.1)
+    with pytest.raises(ValueError, match="radius"):
+        certified_epsilon(tree, 1.0, "dis", 0.0, 0.1, radius=0.0)

@@ -20,6 +20,7 @@ from . import (
     cormode,
     equal_privacy,
     followup,
+    footings,
     gursoy,
     gursoy_knn,
     leakage,
@@ -55,7 +56,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13 + equal_privacy.CLAIMS,
-    leakage.NOTEBOOK: leakage.CLAIMS,
+    leakage.NOTEBOOK: leakage.CLAIMS + footings.CLAIMS,
     best_mechanisms.NOTEBOOK: best_mechanisms.CLAIMS,
 }
 COLUMNS = [

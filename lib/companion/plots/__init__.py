@@ -41,6 +41,7 @@ from . import (
 )
 from .adversary import (
     actual_against_accounted,
+    dis_against_geo_footings,
     error_against_rmse,
     inference_error_panel,
     measure_by_eps_panel,
@@ -159,6 +160,7 @@ __all__ = [
     "recall_panels",
     "exact_privacy_check",
     "inference_error_panel",
+    "dis_against_geo_footings",
     "actual_against_accounted",
     "error_against_rmse",
     "measure_by_eps_panel",

@@ -19,6 +19,12 @@ g_n / (2 Delta)``, for *every* pair of queries (no sensitivity assumption). The
 bound is attained at x = c_R, x' = c_L, so no per-turn bound is smaller. For CMP
 ``u_R - u_L`` is +-1 and ``a_n = epsilon_l / 2`` (randomized response).
 
+**Within a radius.** For two queries at most r apart each of the two distances
+in z moves by at most r, so ``|z(x) - z(x')| <= 2 s r``; ``log expit`` is
+1-Lipschitz, so each turn is ``s min(g_n, 2 r)``-indistinguishable for every such
+pair (the geo-indistinguishability footing of the thesis's §6.2: a privacy radius
+r = Delta gives at most ``epsilon_l`` per turn).
+
 **Pure.** A transcript's log-likelihood ratio is the sum of its turns' ratios,
 so every pair is ``(A, 0)``-indistinguishable with ``A`` the largest sum of
 ``a_n`` over a root-to-end path.
@@ -54,6 +60,10 @@ __all__ = ["turn_loss_bounds", "certified_epsilon", "calibrated_epsilon"]
 _MAX_ENUMERATED_LEVELS = 22
 
 
+def _check_radius(radius):
+    return None if radius is None else positive_finite(radius, "radius")
+
+
 def _check(tree, utility, sensitivity, stop_height):
     if not isinstance(tree, KDTree) or not tree.leaf_only:
         raise ValueError("tree must be a leaf-only KDTree (dpnn.trees.build_tree)")
@@ -75,17 +85,24 @@ def _check(tree, utility, sensitivity, stop_height):
 
 
 def turn_loss_bounds(
-    tree: KDTree, epsilon, utility: str, sensitivity=None, stop_height: int = 0
+    tree: KDTree,
+    epsilon,
+    utility: str,
+    sensitivity=None,
+    stop_height: int = 0,
+    radius=None,
 ) -> np.ndarray:
     """``a_n``, the most any two queries' turn laws differ at node n (log ratio).
 
     ``epsilon_l g_n / (2 sensitivity)`` for DIS (``g_n`` the distance between the
-    children's values), ``epsilon_l / 2`` for CMP, 0 at nodes the transcript
-    never turns at (leaves, and nodes of height at most ``stop_height``). Every
-    turn at n is ``(a_n, 0)``-indistinguishable for every pair of queries (proof
-    in the module's docstring).
+    children's values; with ``radius`` r, ``epsilon_l min(g_n, 2 r) / (2
+    sensitivity)`` for pairs at most r apart), ``epsilon_l / 2`` for CMP, 0 at
+    nodes the transcript never turns at (leaves, and nodes of height at most
+    ``stop_height``). Every turn at n is ``(a_n, 0)``-indistinguishable for every
+    pair of queries (within ``radius``; proof in the module's docstring).
     """
     sensitivity = _check(tree, utility, sensitivity, stop_height)
+    radius = _check_radius(radius)
     schedule = schedule_of(tree, epsilon)
     walking = (tree.left >= 0) & (tree.height > stop_height)
     bounds = np.zeros(tree.n_nodes)
@@ -98,7 +115,10 @@ def turn_loss_bounds(
             tree.points[tree.point[tree.left[nodes]]]
             - tree.points[tree.point[tree.right[nodes]]]
         )
-        bounds[nodes] = level * np.linalg.norm(gap, axis=1) / (2 * sensitivity)
+        gap = np.linalg.norm(gap, axis=1)
+        if radius is not None:
+            gap = np.minimum(gap, 2 * radius)
+        bounds[nodes] = level * gap / (2 * sensitivity)
     return bounds
 
 
@@ -130,18 +150,20 @@ def certified_epsilon(
     delta=0.0,
     sensitivity=None,
     stop_height: int = 0,
+    radius=None,
 ) -> float:
     """An epsilon at ``delta`` that no pair of queries' transcripts exceeds, certified.
 
     The smaller of the path-maximised pure bound and, for ``delta > 0``, the
     randomized-response composition of the per-level maxima (module docstring;
     the latter only for trees of at most 22 levels). For CMP it is the exact worst
-    case (the corner pair attains it); for DIS an upper bound on every pair.
+    case (the corner pair attains it); for DIS an upper bound on every pair, or
+    with ``radius`` on every pair at most ``radius`` apart.
     """
     delta = nonnegative_finite(delta, "delta")
     if delta >= 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}")
-    bounds = turn_loss_bounds(tree, epsilon, utility, sensitivity, stop_height)
+    bounds = turn_loss_bounds(tree, epsilon, utility, sensitivity, stop_height, radius)
     pure = _largest_path_sum(tree, bounds)
     depth = tree.depth
     levels = np.zeros(int(depth.max()) + 1)
@@ -159,8 +181,10 @@ def calibrated_epsilon(
     sensitivity=None,
     stop_height: int = 0,
     tolerance: float = 1e-9,
+    radius=None,
 ) -> float:
-    """The constant per-step epsilon whose :func:`certified_epsilon` is ``target``.
+    """The constant per-step epsilon whose :func:`certified_epsilon` is ``target``
+    (for every pair, or every pair at most ``radius`` apart).
 
     The certified bound grows with the per-step epsilon (each ``a_n`` does), so
     bisection on it finds the largest per-step epsilon at which every pair of
@@ -168,18 +192,20 @@ def calibrated_epsilon(
     ``tolerance`` (the value returned is never above it).
     """
     target = positive_finite(target, "target")
-    unit = certified_epsilon(tree, 1.0, utility, 0.0, sensitivity, stop_height)
+
+    def certified(epsilon, at_delta):
+        return certified_epsilon(
+            tree, epsilon, utility, at_delta, sensitivity, stop_height, radius
+        )
+
+    unit = certified(1.0, 0.0)
     if unit <= 0:
         raise ValueError("tree must have at least one turn for the transcript to lose")
     low, high = target / unit, target / unit  # the pure bound is linear in epsilon
-    while certified_epsilon(tree, high, utility, delta, sensitivity, stop_height) < (
-        target
-    ):
+    while certified(high, delta) < target:
         high *= 2
     while high - low > tolerance * high:
         middle = (low + high) / 2
-        value = certified_epsilon(
-            tree, middle, utility, delta, sensitivity, stop_height
-        )
+        value = certified(middle, delta)
         low, high = (middle, high) if value <= target else (low, middle)
     return low

@@ -185,6 +185,33 @@ def _combined(first, second, levels):
     return counts
 
 
+@functools.lru_cache(maxsize=8)
+def _lsrr_classes(levels, dimensions):
+    """The cell-pair classes of an L-SRR hierarchy of ``levels`` in 1-D or 2-D:
+    ``(laws, which, steps)``, ``laws`` the distinct joint group counts as
+    ``(a, b, log count)`` outcome arrays, ``which[i]`` the law of class i and
+    ``steps[i]`` its cells apart per axis (independent of epsilon: derived once)."""
+    axis = _axis_classes(levels)
+    combos = [[(k, c)] for k, c in axis]
+    if dimensions == 2:
+        combos = [[first, second] for first in axis for second in axis]
+    laws, index, which, steps = [], {}, [], []
+    for combo in combos:
+        counts = (
+            combo[0][1]
+            if len(combo) == 1
+            else _combined(combo[0][1], combo[1][1], levels)
+        )
+        key = counts.tobytes()
+        if key not in index:
+            a, b = np.nonzero(counts)
+            index[key] = len(laws)
+            laws.append((a, b, np.log(counts[a, b])))
+        which.append(index[key])
+        steps.append([kc[0] for kc in combo])
+    return laws, np.array(which), np.array(steps, dtype=float)
+
+
 def _lsrr_pairs(epsilon, domain, delta, levels):
     """``(spans, values)``: for each class of cell pairs the range of distances between
     their points and the actual epsilon at ``delta``."""
@@ -197,28 +224,17 @@ def _lsrr_pairs(epsilon, domain, delta, levels):
     log_a = LSRR(epsilon, box, levels).log_a
     levels = len(log_a)
     width = (box[:, 1] - box[:, 0]) / 2 ** (levels - 1)
-    axis = _axis_classes(levels)
-    combos = [[(k, c)] for k, c in axis]
-    if len(box) == 2:
-        combos = [[first, second] for first in axis for second in axis]
-    spans, values = [], []
-    for combo in combos:
-        counts = (
-            combo[0][1]
-            if len(combo) == 1
-            else _combined(combo[0][1], combo[1][1], levels)
-        )
-        a, b = np.nonzero(counts)
-        weight = np.log(counts[a, b])
-        values.append(exact_epsilon(log_a[a] + weight, log_a[b] + weight, delta))
-        k = np.array([kc[0] for kc in combo], dtype=float)
-        spans.append(
-            (
-                np.linalg.norm(np.maximum(k - 1, 0) * width),
-                np.linalg.norm((k + 1) * width),
-            )
-        )
-    return np.array(spans), np.array(values)
+    laws, which, k = _lsrr_classes(levels, len(box))
+    scored = np.array(
+        [exact_epsilon(log_a[a] + w, log_a[b] + w, delta) for a, b, w in laws]
+    )
+    spans = np.column_stack(
+        [
+            np.linalg.norm(np.maximum(k - 1, 0) * width, axis=1),
+            np.linalg.norm((k + 1) * width, axis=1),
+        ]
+    )
+    return spans, scored[which]
 
 
 def lsrr_epsilon(epsilon, domain, distances, delta, levels=4) -> np.ndarray:

@@ -88,24 +88,21 @@ def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
     return np.maximum(_one_sided(log_p, log_q, e), _one_sided(log_q, log_p, e))
 
 
-def _one_sided_epsilon(log_p, log_q, delta):
-    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the sorted
-    losses."""
-    loss = log_p - log_q
-    order = np.argsort(-loss, kind="stable")
-    loss, p, q = loss[order], np.exp(log_p[order]), np.exp(log_q[order])
+def _one_sided_epsilon(loss, p, q, delta):
+    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the
+    losses ``log P - log Q`` sorted from the largest and the probabilities ``p``,
+    ``q`` in that order (ties in any order: a tied outcome adds ``P - e^L Q = 0``
+    at eps = L)."""
     tail_p, tail_q = np.cumsum(p), np.cumsum(q)
     # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
     at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
         [[0.0], tail_q[:-1]]
     )
-    # delta(loss[k]) grows with k (the losses fall); the answer lies in (loss[k], loss[k
-    # - 1]] for
-    # the first k with delta(loss[k]) > delta, where the top k outcomes count
+    # delta(loss[k]) grows with k (the losses fall); the answer lies in
+    # (loss[k], loss[k - 1]] for the first k with delta(loss[k]) > delta, where the
+    # top k outcomes count
     above = np.flatnonzero(at_loss > delta)
-    if (
-        not above.size
-    ):  # delta(eps) <= delta already at the smallest loss, which is <= 0
+    if not above.size:  # delta(eps) <= delta already at the smallest loss, <= 0
         return 0.0
     return _solve(tail_p, tail_q, loss, delta, int(above[0]))
 
@@ -127,8 +124,15 @@ def exact_epsilon(log_p, log_q, delta) -> float:
     delta = nonnegative_finite(delta, "delta")
     if delta >= 1:
         raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    loss = log_p - log_q
+    # one sort serves both directions; the order within ties does not matter (a tied
+    # outcome adds P - e^L Q = 0), so the faster unstable sort is exact
+    order = np.argsort(-loss)
+    back = order[::-1]
+    p, q = np.exp(log_p), np.exp(log_q)
     return max(
-        _one_sided_epsilon(log_p, log_q, delta), _one_sided_epsilon(log_q, log_p, delta)
+        _one_sided_epsilon(loss[order], p[order], q[order], delta),
+        _one_sided_epsilon(-loss[back], q[back], p[back], delta),
     )
 
 

@@ -88,18 +88,26 @@ def parents(tree: KDTree) -> np.ndarray:
 def _gap(tree, nodes, locations, utility):
     """``u_R - u_L`` at each node (rows) for each location (columns)."""
     if utility == "cmp":
-        below = locations[None, :, :] < tree.split[nodes][:, None, None]
-        below = np.take_along_axis(below, tree.axis[nodes][:, None, None], axis=2)[
-            :, :, 0
-        ]
+        below = locations[:, tree.axis[nodes]].T < tree.split[nodes][:, None]
         return np.where(below, -1.0, 1.0)
-    to_left = np.linalg.norm(
-        locations[None] - tree.points[tree.point[tree.left[nodes]]][:, None], axis=2
+    return _distance(tree, tree.left[nodes], locations) - _distance(
+        tree, tree.right[nodes], locations
     )
-    to_right = np.linalg.norm(
-        locations[None] - tree.points[tree.point[tree.right[nodes]]][:, None], axis=2
-    )
-    return to_left - to_right
+
+
+def _distance(tree, children, locations):
+    """Euclidean distance from each child's value (rows) to each location
+    (columns)."""
+    return _distances(tree.points[tree.point[children]], locations)
+
+
+def _distances(values, locations):
+    """Euclidean distance from each of ``values`` (rows) to each location (columns),
+    summed axis by axis (no (values, locations, d) array)."""
+    squared = np.zeros((len(values), len(locations)))
+    for k in range(locations.shape[1]):
+        squared += np.square(values[:, k, None] - locations[None, :, k])
+    return np.sqrt(squared)
 
 
 def turn_log_probabilities(
@@ -119,6 +127,10 @@ def turn_log_probabilities(
     scale = np.broadcast_to(np.asarray(epsilon, dtype=float), nodes.shape)[:, None] / (
         2 * sensitivity
     )
+    if utility == "cmp":  # z = +-scale: log_expit of two values per node
+        below = x[:, tree.axis[nodes]].T < tree.split[nodes][:, None]
+        up, down = log_expit(scale), log_expit(-scale)
+        return np.where(below, up, down), np.where(below, down, up)
     z = scale * _gap(tree, nodes, x, utility)
     return log_expit(-z), log_expit(z)
 
@@ -180,19 +192,46 @@ def path_log_law(
     ):
         raise ValueError(f"stop_height must be an integer >= 0, got {stop_height!r}")
     log_p = np.zeros((tree.n_nodes, len(x)))
-    walking = (tree.left >= 0) & (tree.height > stop_height)
-    by_depth = np.argsort(tree.depth, kind="stable")
-    bounds = np.searchsorted(tree.depth[by_depth], np.arange(int(tree.depth.max()) + 2))
-    for level in range(len(bounds) - 1):
-        nodes = by_depth[bounds[level] : bounds[level + 1]]
-        nodes = nodes[walking[nodes]]
+    levels, ends = _walk_of(tree, int(stop_height))
+    for level, (nodes, left, right, axis, split, values) in enumerate(levels):
         if not nodes.size:
             continue
-        left, right = turn_log_probabilities(
-            tree, nodes, x, schedule[level], utility, sensitivity
-        )
-        log_p[tree.left[nodes]] = log_p[nodes] + left
-        log_p[tree.right[nodes]] = log_p[nodes] + right
-    parent = parents(tree)
-    ends = np.flatnonzero(~walking & ((parent < 0) | walking[np.maximum(parent, 0)]))
+        scale = schedule[level] / (2 * sensitivity)
+        if utility == "cmp":  # z = +-scale: log_expit of two values per level
+            below = x[:, axis].T < split[:, None]
+            up, down = log_expit(scale), log_expit(-scale)
+            to_left, to_right = np.where(below, up, down), np.where(below, down, up)
+        else:
+            z = scale * (_distances(values[0], x) - _distances(values[1], x))
+            to_left, to_right = log_expit(-z), log_expit(z)
+        log_p[left] = log_p[nodes] + to_left
+        log_p[right] = log_p[nodes] + to_right
     return ends, log_p[ends].T
+
+
+def _walk_of(tree: KDTree, stop_height: int):
+    """``(levels, ends)``: per depth, the inner nodes a transcript turns at with
+    their children, axes, splits and children's values; and the nodes it can end
+    at. Derived once per tree and stop height (kept in the tree's cache)."""
+    key = ("adversary walk", stop_height)
+    if key not in tree.cache:
+        walking = (tree.left >= 0) & (tree.height > stop_height)
+        by_depth = np.argsort(tree.depth, kind="stable")
+        bounds = np.searchsorted(
+            tree.depth[by_depth], np.arange(int(tree.depth.max()) + 2)
+        )
+        levels = []
+        for level in range(len(bounds) - 1):
+            nodes = by_depth[bounds[level] : bounds[level + 1]]
+            nodes = nodes[walking[nodes]]
+            left, right = tree.left[nodes], tree.right[nodes]
+            values = (tree.points[tree.point[left]], tree.points[tree.point[right]])
+            levels.append(
+                (nodes, left, right, tree.axis[nodes], tree.split[nodes], values)
+            )
+        parent = parents(tree)
+        ends = np.flatnonzero(
+            ~walking & ((parent < 0) | walking[np.maximum(parent, 0)])
+        )
+        tree.cache[key] = (levels, ends)
+    return tree.cache[key]
