@@ -13,7 +13,7 @@ accuracies ``dis_<metric>``, ``geo_<metric>`` with their standard errors.
 
 Each claim computes its effect per measured point, with its standard error, and
 passes the per-point outcomes to the rules of :mod:`companion.claims.rules`
-(:func:`~companion.claims.rules.outcome_band`, :func:`~companion.claims.rules.above`,
+(:func:`~companion.claims.rules.outcome_band`, :func:`~companion.claims.judges.above`,
 :func:`~companion.claims.rules.over_range`).
 """
 
@@ -26,7 +26,8 @@ import numpy as np
 from . import leakage
 from .core import Claim, combine, not_comparable
 from .leakage import footed, on_footing
-from .rules import Z, above, curve, outcome_band, over_range
+from .judges import above
+from .rules import curve, outcome_band, over_range
 
 __all__ = [
     "ALIKE_BAND",
@@ -53,7 +54,7 @@ def _interpolated(rmse, table):
     return np.where(inside, error, np.nan), np.where(inside, se, np.nan)
 
 
-def alike_at_equal_rmse(t, band=ALIKE_BAND, z: float = Z):
+def alike_at_equal_rmse(t, band=ALIKE_BAND):
     """Claim: at equal perturbation RMSE every two mechanisms' optimal errors are
     about alike (ratio within ``band``).
 
@@ -90,8 +91,10 @@ def alike_at_equal_rmse(t, band=ALIKE_BAND, z: float = Z):
         return not_comparable("no two mechanisms' RMSEs overlap above the grid error")
     order = np.argsort(xs, kind="stable")
     xs, ratios, errors = (np.asarray(v)[order] for v in (xs, ratios, errors))
-    outcomes = outcome_band(ratios, *band, errors, errors, z)
-    verdict = over_range(outcomes, xs, ratios, errors, "RMSE", len(xs))
+    outcomes = outcome_band(ratios, *band, errors)
+    verdict = over_range(
+        outcomes, xs, ratios, errors, "RMSE", len(xs), band=tuple(band)
+    )
     worst = int(np.argmax(np.abs(np.log(ratios))))
     numbers = (
         f"{len(xs)} comparisons; farthest from alike: "
@@ -101,7 +104,7 @@ def alike_at_equal_rmse(t, band=ALIKE_BAND, z: float = Z):
     return replace(verdict, numbers=numbers)
 
 
-def geo_above_dis(t, metric: str, z: float = Z):
+def geo_above_dis(t, metric: str):
     """Claim: GEO's accuracy ``metric`` lies above DP-TT-DIS basic's at every
     informative budget per unit distance ε/Δ, for each budget ε (our standard
     errors only, no source error: the footing is this companion's)."""
@@ -112,9 +115,7 @@ def geo_above_dis(t, metric: str, z: float = Z):
     for eps, part in table.groupby("eps", sort=True):
         geo = curve(part, "eps_per_unit", f"geo_{metric}", name="GEO")
         dis = curve(part, "eps_per_unit", f"dis_{metric}", name="DP-TT-DIS")
-        parts[f"ε = {eps:.3g} {metric}"] = above(
-            geo, dis, source_n=None, z=z, x_name="ε/Δ", every=True
-        )
+        parts[f"ε = {eps:.3g} {metric}"] = above(geo, dis, x_name="ε/Δ")
     return combine(parts)
 
 
@@ -161,8 +162,8 @@ CLAIMS = (
         "optimal error of each mechanism over another's read at the same "
         "perturbation RMSE (release clipped into the domain), uniform data, on "
         "both footings",
-        f"every ratio within {ALIKE_BAND[0]}-{ALIKE_BAND[1]} (the band rule, two "
-        "standard errors)",
+        f"every ratio shown within {ALIKE_BAND[0]}-{ALIKE_BAND[1]} (the equivalence "
+        "test of companion.claims.rules)",
         lambda t: combine(
             {f: alike_at_equal_rmse(on_footing(t, f)) for f in ("accounted", "actual")}
         ),
@@ -179,7 +180,7 @@ def _headline(footing: str, words: str) -> Claim:
         "'In all scenarios, GEO performs better than DP-TT-DIS', " + words,
         "basic DP-TT-DIS against GEO in 2-D, top-5 and raw accuracy, against the "
         f"budget per unit distance ε/Δ, both at equal {words}",
-        "GEO above DP-TT-DIS by more than two standard errors at every informative "
+        "GEO above DP-TT-DIS, shown by a one-sided test at every informative "
         "budget",
         footed(
             lambda t: combine({m: geo_above_dis(t, m) for m in ("top5", "raw")}),
