@@ -49,7 +49,7 @@ __all__ = [
 
 #: Every judged claim, by notebook.
 REGISTRY: dict[str, tuple[Claim, ...]] = {
-    thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
+    thesis_distance.NOTEBOOK: thesis_distance.CLAIMS + footings.CLAIMS_07,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
     gursoy.NOTEBOOK: gursoy.CLAIMS + gursoy_knn.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS,

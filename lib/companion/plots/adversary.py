@@ -28,7 +28,7 @@ def inference_error_panel(
     standard_errors=None,
     title="",
     ax=None,
-    xlabel="accounted ε* (δ = 1/N)",
+    xlabel="composed ε* (δ = 1/N)",
 ):
     """The optimal adversary's error against the privacy each mechanism is given, one
     line per mechanism.

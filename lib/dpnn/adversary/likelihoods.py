@@ -306,13 +306,17 @@ def mechanisms_at(
     lsrr_levels: int,
     e_splits: int,
 ) -> list:
-    """Every location mechanism of the comparison at one composed privacy ``eps_star``.
+    """Every location mechanism of the comparison at one *accounted* budget
+    ``eps_star``: what each ledger charges.
 
     GEO at ``eps_star / D`` per unit of distance (D the domain's diameter, so any two
     locations are ``eps_star``-indistinguishable), the square mechanism and L-SRR at
-    ``eps_star``-LDP, and DP-TT-CMP (basic and E with ``e_splits``) and DP-TT-DIS basic
-    (sensitivity D) with the constant schedule whose PLD composition at ``delta`` is
-    ``eps_star``: equal worst-case privacy for every mechanism.
+    ``eps_star``-LDP (pure), and DP-TT-CMP (basic and E with ``e_splits``) and
+    DP-TT-DIS basic (sensitivity D) with the constant schedule whose PLD composition
+    at ``delta`` is ``eps_star``. The charge is the actual worst case for GEO, SM,
+    L-SRR (pure) and DP-TT-CMP (its PLD is exact), but far above it for DP-TT-DIS
+    (:func:`dpnn.adversary.certified_epsilon`); for equal actual privacy see
+    :func:`dpnn.adversary.actual_mechanisms_at`.
     """
     diameter, height = grid.diameter, tree.tree_height
 
