@@ -180,8 +180,7 @@ def _headline(footing: str, words: str) -> Claim:
         "'In all scenarios, GEO performs better than DP-TT-DIS', " + words,
         "basic DP-TT-DIS against GEO in 2-D, top-5 and raw accuracy, against the "
         f"budget per unit distance ε/Δ, both at equal {words}",
-        "GEO above DP-TT-DIS, shown by a one-sided test at every informative "
-        "budget",
+        "GEO above DP-TT-DIS, shown by a one-sided test at every informative budget",
         footed(
             lambda t: combine({m: geo_above_dis(t, m) for m in ("top5", "raw")}),
             footing,
