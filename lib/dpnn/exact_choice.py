@@ -11,6 +11,8 @@ with a uniform read bit by bit (:func:`dpnn.exact_sampling.bernoulli_from_bounds
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import numpy as np
 
 from dpnn.exact_sampling import TURN_FLOOR, bernoulli_from_bounds, interval_bounds
@@ -56,8 +58,7 @@ def categorical_log(log_weights, rng) -> int:
     interval of the CDF holds it surely. O(n) floats per draw.
     """
     from mpmath import iv
-
-    from dpnn.exact_sampling import _rational
+    from mpmath.libmp import to_rational
 
     weights = np.asarray(log_weights, dtype=float)
     if weights.ndim != 1 or not np.any(np.isfinite(weights)):
@@ -91,7 +92,7 @@ def categorical_log(log_weights, rng) -> int:
             iv.prec = saved
         previous_high = 0
         for (i, _), (low, high) in zip(finite, bounds):
-            low, high = _rational(low), _rational(high)
+            low, high = Fraction(*to_rational(low)), Fraction(*to_rational(high))
             # U in [u, u + 1) / 2^bits lies surely in [previous, this share)
             if previous_high * 2**bits <= u and u + 1 <= low * 2**bits:
                 return i

@@ -19,6 +19,16 @@ DP-TT the product of the turn probabilities along the transcript
 (:mod:`dpnn.adversary.turns`). Where the likelihood is a product or a sum of
 one function per axis (CMP's turns, the square, L-SRR's groups) it is computed
 per axis and combined on the grid, never per cell.
+
+Ideal or sampled law: these are the ideal laws. The square mechanism, L-SRR and
+DP-TT's turns sample them to within a factor e^(1e-9) per draw (each draws
+exactly where its float law would differ more: ``local_mechanisms.
+square_sampled_loss``, ``lsrr.lsrr_sampled_loss``, ``exact_sampling.
+turns_beyond_floor``), so a likelihood here is within that factor (e^(h 1e-9)
+over h turns) of the sampled one. GEO samples float planar Laplace, whose
+radius stops at 40.46 / eps: at a cell farther than that from a release the
+sampled likelihood is 0 and the ideal one used here is below e^-40.46 times
+its peak.
 """
 
 from __future__ import annotations
