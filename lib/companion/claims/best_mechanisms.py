@@ -46,7 +46,7 @@ COMPANION = "Companion finding"
 X = "ε*"
 #: The DP-TT variants the comparison is about.
 DPTT = ("DP-TT-CMP basic", "DP-TT-CMP E3")
-OPEN = {"floor": -np.inf, "ceiling": np.inf}
+_OPEN = {"floor": -np.inf, "ceiling": np.inf}
 
 
 def _curve(t, setting, mechanism, column):
@@ -92,7 +92,7 @@ def _better(t, a, b, column, lower=False):
         if first is None or second is None:
             parts[setting] = not_comparable(f"{a} or {b} not run on {setting}")
             continue
-        bounds = OPEN if column != "accuracy" else {}
+        bounds = _OPEN if column != "accuracy" else {}
         high, low = (second, first) if lower else (first, second)
         parts[setting] = above(high, low, source_n=None, x_name=X, **bounds)
     return combine(parts)
