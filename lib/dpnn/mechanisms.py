@@ -248,8 +248,7 @@ def randomized_response(bits, epsilon, rng):
     As sampled: the flip is ``U >= keep`` with a float uniform when the realised
     law (``ceil(keep 2^53) / 2^53``) has loss at most ``epsilon + 1e-9``
     (:data:`dpnn.float_laws.LOSS_SLACK`; a scan on a 0.01 grid finds it true below
-    16.18, and it is
-    decided per call above);
+    16.18, and it is decided per call above);
     above, where a float flip of probability below 2^-53 would never happen
     (from epsilon = 37), the bit is kept with probability exactly
     ``1 / (1 + e^-epsilon)`` (:func:`dpnn.exact_sampling.weighted_pair`).
