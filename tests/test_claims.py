@@ -652,7 +652,7 @@ def test_a_run_without_data_gives_not_comparable_for_every_claim(notebook):
     ledger = claims.judge(notebook, **empty_tables())
     assert len(ledger) == len(claims.claims_of(notebook))
     assert set(ledger["verdict"]) == {claims.NOT_COMPARABLE}
-    assert list(ledger.columns) == claims.ledger.COLUMNS
+    assert list(ledger.columns) == claims.ledger.COLUMNS + ["evidence"]
 
 
 def test_a_claim_across_the_range_needs_every_budget_or_some_when_it_says_so():
@@ -930,7 +930,9 @@ def test_equal_mse_claims_flip_and_are_level_where_the_intervals_overlap():
 
 def test_notebook_13_leakage_halves_flip_and_leave_the_schedules_alone():
     judged = claims.claims_of("13_after_the_thesis")
-    assert [c.figure for c in judged] == ["13 §2"] * 2 + ["13 §3"] * 3 + ["13 §4"] * 4
+    assert [c.figure for c in judged] == (
+        ["13 §2"] * 2 + ["13 §3"] * 3 + ["13 §4"] * 4 + ["13 §1"] * 4
+    )
     lower, upper = judged[7].judge, judged[8].judge
     cross = adversary_table(
         {"GEO": [0.20, 0.10, 0.01], "DP-TT-CMP basic": [0.24, 0.05, 0.001]},

@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 from companion import plots  # noqa: E402
@@ -220,3 +221,28 @@ def test_adversary_helpers_draw_their_lines_without_changing_rcparams():
     assert list(fig.axes[0].lines[0].get_xdata()) == [0.1, 0.3]  # sorted by RMSE
     plt.close(fig)
     assert dict(matplotlib.rcParams) == before
+
+
+def test_verdict_evidence_draws_one_panel_per_claim_with_points():
+    from companion import claims
+
+    x = np.array([1.0, 10.0, 100.0])
+    a = claims.Curve(x, np.array([0.6, 0.7, 0.8]), np.full(3, 0.01), "a")
+    b = claims.Curve(x, np.array([0.4, 0.5, 0.6]), np.full(3, 0.01), "b")
+    shown = claims.above(a, b)
+    assert [p.outcome for p in shown.evidence] == ["holds"] * 3
+    assert shown.evidence[0].low == pytest.approx(0.2 - 1.6449 * 0.01 * 2**0.5, 1e-4)
+    ledger = pd.DataFrame(
+        {
+            "id": ["x", "y"],
+            "verdict": [shown.word, claims.NOT_COMPARABLE],
+            "evidence": [shown.evidence, ()],
+        }
+    )
+    fig = plots.verdict_evidence(ledger)
+    assert len([ax for ax in fig.axes if ax.get_visible() and ax.has_data()]) == 1
+    assert fig.axes[0].get_title(loc="left") == "x: agrees"
+    plt.close(fig)
+    assert plots.verdict_evidence(ledger.iloc[1:]) is None
+    with pytest.raises(ValueError, match="evidence"):
+        plots.verdict_evidence(ledger.drop(columns="evidence"))

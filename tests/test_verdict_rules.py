@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 from companion import cached_loops
 from companion.claims import calibration
 
@@ -46,3 +48,46 @@ def test_the_cache_key_leaves_out_only_code_no_study_calls():
                     assert module == "companion.claims.inference" or (
                         name.startswith("companion/") and "studies" not in name
                     ), f"{name} imports {module}"
+
+
+def test_the_verdict_table_is_compact_with_badges_and_numbers_behind_a_toggle():
+    import pandas as pd
+
+    from companion import claims
+    from companion.claims import display
+
+    ledger = pd.DataFrame(
+        {
+            "id": ["6.15", "6.16"],
+            "claim": ["'" + "word " * 60 + "'", "short"],
+            "verdict": [claims.INCONCLUSIVE, claims.DIFFERS],
+            "why": ["level at x 1 " * 30, "opposite at x 2"],
+            "numbers": ["at x 1: +0.010 ± 0.020", "at x 2: -0.300 ± 0.010"],
+        }
+    )
+    table = claims.verdict_table(ledger)
+    text = repr(table).splitlines()
+    assert text[1] == "6.16: differs — opposite at x 2"
+    assert len(text[0]) <= len("6.15: inconclusive — ") + 110
+    page = table._repr_html_()
+    assert page.count("<details>") == 2 and "+0.010 ± 0.020" in page
+    assert display.BADGES[claims.DIFFERS][0] in page
+    assert display.shorten("a b c d e f", 10) == "a b c d…"
+    with pytest.raises(ValueError, match="width"):
+        display.shorten("x", 3)
+    with pytest.raises(ValueError, match="columns"):
+        claims.verdict_table(ledger.drop(columns="why"))
+
+
+def test_badge_colours_are_legible():
+    # WCAG relative luminance contrast of text on each badge: at least 4.5
+    from companion.claims import display
+
+    def luminance(colour):
+        rgb = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+        lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    for background, text in display.BADGES.values():
+        high, low = sorted((luminance(background), luminance(text)), reverse=True)
+        assert (high + 0.05) / (low + 0.05) >= 4.5, background

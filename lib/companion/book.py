@@ -39,6 +39,7 @@ from companion.catalog import notebook_paths, repository_root
 
 __all__ = [
     "SOLUTION_SUMMARY",
+    "RATE_CLAIMS",
     "collapse_solutions",
     "collapse_checks",
     "build",
@@ -50,21 +51,31 @@ __all__ = [
 SOLUTION_SUMMARY = "Solution (click to show)"
 
 
-def _ledger_page(root: Path) -> str:
+#: Simulated claims per cell of the rules' error-rate table on the ledger page.
+RATE_CLAIMS = 200
+
+
+def _ledger_page(root: Path, source: Path) -> str:
     """The claims ledger of the stored default run (the ``ledger_*.csv`` beside the
     committed figures) as a page: the verdict counts per source, then every claim;
     with a thesis run's ledgers in ``figures/thesis/``, their counts and the
-    verdicts that differ at the sources' sizes."""
+    verdicts that differ at the sources' sizes; the rules' error rates by
+    simulation; the whole ledger as ``ledger.csv`` in ``source`` for download."""
     from companion import claims
+    from companion.claims import calibration
 
     chapters = {}
     for path in notebook_paths(root):
         first = nbformat.read(path, as_version=4).cells[0].source.splitlines()[0]
         chapters[path.stem] = (first.removeprefix("# "), f"notebooks/{path.name}")
+    whole = claims.gather(root / "figures")
+    whole.to_csv(source / "ledger.csv", index=False, lineterminator="\n")
     return claims.page(
-        claims.gather(root / "figures"),
+        whole,
         sources_sizes=claims.gather(root / "figures" / "thesis"),
         chapters=chapters,
+        rates=calibration.error_rates(reps=RATE_CLAIMS, seed=0),
+        download="ledger.csv",
     )
 
 
@@ -174,7 +185,7 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
         (source / page.name).write_text(
             _docs_page(page.read_text(encoding="utf-8")), encoding="utf-8"
         )
-    (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
+    (source / "ledger.md").write_text(_ledger_page(root, source), encoding="utf-8")
     status = build_main(
         ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]
     )

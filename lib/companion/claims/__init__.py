@@ -18,6 +18,7 @@ from .core import (
     combine,
     not_comparable,
 )
+from .display import verdict_table
 from .inference import (
     clustered_mean,
     corrected_resampled_ttest,
@@ -63,6 +64,7 @@ __all__ = [
     "Verdict",
     "combine",
     "not_comparable",
+    "verdict_table",
     "clustered_mean",
     "corrected_resampled_ttest",
     "crossed_mean",

@@ -9,12 +9,13 @@ the claims read aggregate accuracy tables, so no privacy is spent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Mapping
 
 __all__ = [
     "NOT_COMPARABLE",
     "VERDICTS",
+    "Point",
     "Verdict",
     "Claim",
     "not_comparable",
@@ -34,13 +35,32 @@ VERDICTS = (AGREES, PARTLY, DIFFERS, INCONCLUSIVE, NOT_COMPARABLE)
 
 
 @dataclass(frozen=True)
+class Point:
+    """One measured point a verdict rests on: the claim's ``part``, the setting ``x``,
+    the estimate ``value`` with its interval ``low`` to ``high`` (the interval its
+    tests use), the band ``lo`` to ``hi`` the claim gives it (``0`` to ``inf`` for an
+    effect that must exist) and the point's ``outcome`` (holds, opposite, level)."""
+
+    part: str
+    x: float
+    value: float
+    low: float
+    high: float
+    lo: float
+    hi: float
+    outcome: str
+
+
+@dataclass(frozen=True)
 class Verdict:
     """A computed verdict: one of :data:`VERDICTS`, why (the part that holds, or
-    why no comparison is possible) and the numbers that decided it."""
+    why no comparison is possible), the numbers that decided it and the measured
+    points (:class:`Point`) they come from, for a figure of the evidence."""
 
     word: str
     why: str = ""
     numbers: str = ""
+    evidence: tuple = field(default=(), compare=False, repr=False)
 
     def __post_init__(self):
         if self.word not in VERDICTS:
@@ -90,23 +110,30 @@ def combine(parts: Mapping[str, Verdict]) -> Verdict:
         f"{name}: {v.numbers}" for name, v in parts.items() if v.numbers
     )
     word = _combined_word(set(words))
+    evidence = tuple(
+        replace(point, part=f"{name} · {point.part}" if point.part else name)
+        for name, v in parts.items()
+        for point in v.evidence
+    )
     if len({v.word for v in parts.values()}) == 1:
         if len(parts) > 6:
-            return Verdict(word, f"all {len(parts)} parts alike", numbers)
+            return Verdict(word, f"all {len(parts)} parts alike", numbers, evidence)
         why = "; ".join(f"{name}: {v.why}" for name, v in parts.items() if v.why)
-        return Verdict(word, why, numbers)
+        return Verdict(word, why, numbers, evidence)
     if len(parts) > 6:  # many scenarios: count them, name those that do not agree
         tally = [v.word for v in parts.values()]
         counts = ", ".join(f"{tally.count(w)} {w}" for w in VERDICTS if w in tally)
         others = ", ".join(
             f"{name} {v.word}" for name, v in parts.items() if v.word != AGREES
         )
-        return Verdict(word, f"{counts} of {len(parts)} parts; {others}", numbers)
+        return Verdict(
+            word, f"{counts} of {len(parts)} parts; {others}", numbers, evidence
+        )
     why = "; ".join(
         f"{name} {v.word}" + (f" ({v.why})" if v.why else "")
         for name, v in parts.items()
     )
-    return Verdict(word, why, numbers)
+    return Verdict(word, why, numbers, evidence)
 
 
 def _combined_word(words: set) -> str:

@@ -9,7 +9,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import AGREES, DIFFERS, INCONCLUSIVE, Verdict, combine, not_comparable
+from .core import (
+    AGREES,
+    DIFFERS,
+    INCONCLUSIVE,
+    Point,
+    Verdict,
+    combine,
+    not_comparable,
+)
 from .inference import corrected_resampled_ttest, outcome_at
 from .rules import (
     ALPHA,
@@ -84,7 +92,7 @@ def difference_within(
     d, se = (ya - yb)[keep], np.hypot(sa, sb)[keep]
     df = common_df(a, b)
     found = outcome_band(d, lo, hi, se, df=df)
-    return over_range(found, xs[keep], d, se, x_name, len(xs), df=df)
+    return over_range(found, xs[keep], d, se, x_name, len(xs), df=df, band=(lo, hi))
 
 
 def ratio_within(
@@ -100,7 +108,7 @@ def ratio_within(
     se = np.hypot(sa[keep] / yb[keep], r * sb[keep] / yb[keep])
     df = common_df(a, b)
     found = outcome_band(r, lo, hi, se, df=df)
-    return over_range(found, xs[keep], r, se, x_name, len(xs), df=df)
+    return over_range(found, xs[keep], r, se, x_name, len(xs), df=df, band=(lo, hi))
 
 
 def value_within(
@@ -124,12 +132,15 @@ def value_within(
     numbers += f" (band {lo:g} to {hi:g})"
     word = tally(found)
     half = critical(df) * se
+    evidence = (
+        Point(where, 0.0, value, value - half, value + half, lo, hi, str(found[0])),
+    )
     why = {
         AGREES: f"the 90% interval ±{half:.3f} lies inside the band",
         DIFFERS: "the 90% interval lies outside the band",
         INCONCLUSIVE: f"the 90% interval ±{half:.3f} straddles the band's edge",
     }[word]
-    return Verdict(word, why, numbers)
+    return Verdict(word, why, numbers, evidence)
 
 
 def overtakes(

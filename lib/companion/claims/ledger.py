@@ -17,6 +17,7 @@ import pandas as pd
 
 from . import (
     cormode,
+    equal_privacy,
     followup,
     gursoy,
     gursoy_knn,
@@ -52,7 +53,7 @@ REGISTRY: dict[str, tuple[Claim, ...]] = {
     cormode.NOTEBOOK: cormode.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS,
     similarity.NOTEBOOK: similarity.CLAIMS,
-    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
+    followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13 + equal_privacy.CLAIMS,
     leakage.NOTEBOOK: leakage.CLAIMS,
 }
 COLUMNS = [
@@ -79,9 +80,11 @@ def claims_of(notebook: str) -> tuple[Claim, ...]:
 
 
 def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame:
-    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice;
-    with ``figure``, only the claims of that figure (a section judged before the
-    tables of the others exist), with the same ids as in the whole slice."""
+    """Every claim of ``notebook`` judged on its result ``tables``: its ledger slice
+    (the columns of :data:`COLUMNS`, and ``evidence``, each verdict's measured points
+    for a figure); with ``figure``, only the claims of that figure (a section judged
+    before the tables of the others exist), with the same ids as in the whole
+    slice."""
     rows = []
     registered = claims_of(notebook)
     figures = [claim.figure for claim in registered]
@@ -105,9 +108,10 @@ def judge(notebook: str, *, figure: str | None = None, **tables) -> pd.DataFrame
                 "verdict": verdict.word,
                 "why": verdict.why,
                 "numbers": verdict.numbers,
+                "evidence": verdict.evidence,
             }
         )
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return pd.DataFrame(rows, columns=COLUMNS + ["evidence"])
 
 
 def _ids(figures: list[str]) -> list[str]:
@@ -174,11 +178,36 @@ def _counts_table(whole: pd.DataFrame) -> list[str]:
     ]
 
 
+def _rates_table(rates: pd.DataFrame) -> list[str]:
+    """The rules' error rates as Markdown lines (a caption, then the table)."""
+    words = [w for w in VERDICTS if w in rates.columns]
+    lines = [
+        "Each rule run on synthetic curves whose truth is known (module "
+        "`companion.claims.calibration`): the share of claims given each verdict, "
+        "by truth, number of measured points and standard error (in units of the "
+        "claim's margin). A claim the truth contradicts by twice its margin is "
+        "called agrees at most 5% of the time; one the truth satisfies with margin "
+        "is called differs at most 5% of the time.",
+        "",
+        "| rule | truth | points | se / margin | " + " | ".join(words) + " |",
+        "| --- | --- | --- | --- |" + " --- |" * len(words),
+    ]
+    for row in rates.to_dict("records"):
+        shares = " | ".join(f"{row[w]:.3f}" for w in words)
+        lines.append(
+            f"| {_cell(row['rule'])} | {_cell(row['truth'])} | {row['points']} | "
+            f"{row['se / margin']:g} | {shares} |"
+        )
+    return lines
+
+
 def page(
     whole: pd.DataFrame,
     title: str = "The claims ledger",
     sources_sizes: pd.DataFrame | None = None,
     chapters: dict | None = None,
+    rates: pd.DataFrame | None = None,
+    download: str | None = None,
 ) -> str:
     """The ledger as a Markdown page: the counts per source, then every claim by
     notebook (its words, verdict and why; the deciding numbers stay in the CSVs).
@@ -187,7 +216,10 @@ def page(
     profile's ``figures/thesis/``), adds its counts and the claims whose verdict
     differs from ``whole``'s. ``chapters`` maps a notebook's name to its title and
     the link of its chapter: each notebook's section is then headed by its title
-    and points to the chapter, whose results section shows the same slice."""
+    and points to the chapter, whose results section shows the same slice.
+    ``rates`` (:func:`companion.claims.calibration.error_rates`) adds the rules'
+    measured error rates; ``download`` names the whole ledger's CSV file beside the
+    page, for a download link."""
     cell = _cell
     lines = [
         f"# {title}",
@@ -196,7 +228,11 @@ def page(
         "`companion.claims` from the run that wrote the ledger.",
         "",
     ]
+    if download:
+        lines += [f"The whole ledger as CSV: {{download}}`{download}`.", ""]
     lines += _counts_table(whole)
+    if rates is not None and len(rates):
+        lines += ["", "## How often each rule errs", ""] + _rates_table(rates)
     if sources_sizes is not None and len(sources_sizes):
         moved = changed(whole, sources_sizes)
         lines += ["", "At the sources' sizes (the thesis profile):", ""]
@@ -259,7 +295,7 @@ def write_ledger(ledger: pd.DataFrame, notebook: str) -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"ledger_{notebook}.csv"
     partial = directory / f".ledger_{notebook}.csv.partial"
-    ledger.to_csv(partial, index=False, lineterminator="\n")
+    ledger[COLUMNS].to_csv(partial, index=False, lineterminator="\n")
     os.replace(partial, path)
     return path
 

@@ -59,6 +59,7 @@ from .core import (
     DIFFERS,
     INCONCLUSIVE,
     PARTLY,
+    Point,
     Verdict,
     not_comparable,
 )
@@ -209,7 +210,8 @@ def _standardised(difference, se) -> np.ndarray:
     )
     with np.errstate(divide="ignore", invalid="ignore"):
         out = difference / se
-    return np.where(se > 0, out, np.sign(difference) * np.inf)
+    exact = np.where(difference > 0, np.inf, np.where(difference < 0, -np.inf, 0.0))
+    return np.where(se > 0, out, exact)
 
 
 def exists_pvalues(d, se, margin: float = MARGIN, df: float | None = None):
@@ -315,11 +317,14 @@ def over_range(
     *,
     some: bool = False,
     df: float | None = None,
+    band: tuple[float, float] = (0.0, np.inf),
 ) -> Verdict:
     """The verdict of per-point outcomes ``found`` over the informative budgets.
 
     ``common`` is the number of budgets both curves were measured at, before the
-    floor/ceiling rule; ``some``: the claim needs one budget only.
+    floor/ceiling rule; ``some``: the claim needs one budget only; ``band``: the
+    claim's band for the values (``0`` to ``inf``: an effect that must exist), kept
+    with each point's 90% interval as the verdict's evidence.
     """
     found = np.asarray(found)
     xs = np.asarray(xs)
@@ -339,10 +344,15 @@ def over_range(
         if np.any(found == k)
     )
     word = tally(found, some)
+    half = critical(df) * np.asarray(errors, dtype=float)
+    evidence = tuple(
+        Point("", float(x), float(v), float(v - h), float(v + h), *band, str(o))
+        for x, v, h, o in zip(xs, values, half, found)
+    )
     if word == INCONCLUSIVE:
         where += (
             f"; the data cannot tell at this size (smallest effect detectable "
             f"at every budget {detectable(errors, df):.3g})"
         )
     span = f"informative at {x_name} {xs.min():.3g} to {xs.max():.3g}"
-    return Verdict(word, f"{where} ({span}, {len(xs)} budgets)", numbers)
+    return Verdict(word, f"{where} ({span}, {len(xs)} budgets)", numbers, evidence)

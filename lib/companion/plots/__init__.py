@@ -20,6 +20,7 @@ The package is split by family; every helper is importable from ``companion.plot
 ``simrand``         SimRand (notebook 12)
 ``followup``        after the thesis: every mechanism side by side (notebook 13)
 ``adversary``       what the server learns (notebook 14)
+``verdicts``        the evidence behind each notebook's verdicts (07-14)
 ==================  ==================================================================
 """
 
@@ -36,17 +37,12 @@ from . import (
     psd,
     simrand,
     style,
+    verdicts,
 )
 from .adversary import (
     actual_against_accounted,
     error_against_rmse,
     inference_error_panel,
-)
-from .followup import (
-    audit_bars,
-    equal_mse_panels,
-    equal_privacy_panels,
-    schedule_panels,
 )
 from .cgp import (
     hull_jaccard_panels,
@@ -80,6 +76,12 @@ from .evaluation import (
     variant_panels,
     variant_walks_panels,
 )
+from .followup import (
+    audit_bars,
+    equal_mse_panels,
+    equal_privacy_panels,
+    schedule_panels,
+)
 from .methods import METHODS, method_style, min_font_size
 from .primitives import (
     composition_bounds,
@@ -98,8 +100,10 @@ from .simrand import (
     recall_panels,
 )
 from .style import figures_dir, legible, save, use_style
+from .verdicts import verdict_evidence
 
 __all__ = [
+    "verdict_evidence",
     "use_style",
     "legible",
     "figures_dir",

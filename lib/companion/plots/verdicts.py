@@ -1,0 +1,105 @@
+"""The evidence behind a notebook's verdicts (notebooks 07-14).
+
+:func:`verdict_evidence` draws one small panel per claim whose verdict rests on
+measured points (a ledger slice from :func:`companion.claims.judge`, its
+``evidence`` column): each point's estimate with the interval its tests use, the
+band the claim gives it shaded (for an effect that must exist, everything above
+zero), a point that holds filled and one that is opposite crossed, and the panel
+titled by the claim's id in its verdict's colour. A reader sees why: an interval
+inside the band at every budget agrees, one across the band's edge is
+inconclusive, one outside is opposite.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from companion.claims.display import BADGES
+
+__all__ = ["OUTCOME_MARKERS", "verdict_evidence"]
+
+#: Marker per point outcome: held filled, opposite crossed, undecided hollow.
+OUTCOME_MARKERS = {"holds": "o", "opposite": "X", "level": "o"}
+
+
+def _panel(ax, claim_id, verdict, points) -> None:
+    parts = list(dict.fromkeys(p.part for p in points))
+    xs = np.array([p.x for p in points])
+    if np.all(xs == 0):  # values at named settings: one column per part
+        points = [
+            type(p)(**{**p.__dict__, "x": float(parts.index(p.part))}) for p in points
+        ]
+        ax.set_xticks(
+            range(len(parts)), [_short(q) for q in parts], fontsize=6, rotation=15
+        )
+        ax.set_xlim(-0.6, len(parts) - 0.4)
+        parts = [None]
+    xs = np.array([p.x for p in points])
+    logx = bool(np.all(xs > 0)) and xs.max() / max(xs.min(), 1e-300) > 20
+    lo, hi = points[0].lo, points[0].hi
+    values = [v for p in points for v in (p.low, p.high)]
+    values += [v for v in (lo, hi) if np.isfinite(v)]
+    bottom, top = min(values + [0.0]), max(values + [0.0])
+    pad = 0.08 * (top - bottom or 1.0)
+    ax.axhspan(
+        max(lo, bottom - pad), min(hi, top + pad), color="#1b7837", alpha=0.12, lw=0
+    )
+    ax.axhline(0.0, color="0.4", lw=0.6)
+    shift = np.linspace(-0.15, 0.15, len(parts)) if len(parts) > 1 else [0.0]
+    for offset, part in zip(shift, parts):
+        mine = [p for p in points if part is None or p.part == part]
+        for p in mine:
+            x = p.x * 10**offset if logx else p.x + offset
+            hollow = p.outcome == "level"
+            ax.errorbar(
+                x,
+                p.value,
+                yerr=[[p.value - p.low], [p.high - p.value]],
+                fmt=OUTCOME_MARKERS.get(p.outcome, "o"),
+                ms=4,
+                lw=0.9,
+                color="0.15",
+                mfc="white" if hollow else "0.15",
+            )
+    if logx:
+        ax.set_xscale("log")
+    ax.set_ylim(bottom - pad, top + pad)
+    colour = BADGES.get(verdict, ("#000000", ""))[0]
+    ax.set_title(f"{claim_id}: {verdict}", color=colour, fontsize=9, loc="left")
+    ax.tick_params(labelsize=7)
+
+
+def _short(part: str, width: int = 14) -> str:
+    """A part's name short enough for a tick label (its last words)."""
+    text = part.split(" · ")[0]
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
+
+
+def verdict_evidence(ledger: pd.DataFrame, columns: int = 6):
+    """Small multiples of the evidence of every claim of ``ledger`` that has
+    measured points (see module), ``columns`` panels a row; a Figure (``None`` if
+    no claim has points)."""
+    if columns < 1:
+        raise ValueError(f"columns must be at least 1, got {columns}")
+    if "evidence" not in ledger.columns:
+        raise ValueError("ledger must come from claims.judge (an evidence column)")
+    rows = [r for r in ledger.itertuples() if len(r.evidence)]
+    if not rows:
+        return None
+    columns = min(columns, len(rows))
+    lines = math.ceil(len(rows) / columns)
+    fig, axes = plt.subplots(
+        lines, columns, figsize=(2.2 * columns, 1.9 * lines), squeeze=False
+    )
+    fig.set_layout_engine("constrained")
+    for ax, r in zip(axes.flat, rows):
+        _panel(ax, r.id, r.verdict, list(r.evidence))
+    for ax in list(axes.flat)[len(rows) :]:
+        ax.set_axis_off()
+    fig.supxlabel("measured budget or setting of each point", fontsize=9)
+    fig.supylabel("estimate, 90% interval", fontsize=9)
+    return fig
