@@ -106,7 +106,10 @@ def communication_linear(t):
     slope = float(np.polyfit(np.log10(n), np.log10(share), 1)[0])
     verdict = value_within(r2, 0.0, 0.95, 1.0, where="R² of share on N")
     return Verdict(
-        verdict.word, verdict.why, verdict.numbers + f"; log-log slope {slope:.2f}"
+        verdict.word,
+        verdict.why,
+        verdict.numbers + f"; log-log slope {slope:.2f}",
+        verdict.evidence,
     )
 
 

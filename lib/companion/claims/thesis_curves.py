@@ -74,7 +74,9 @@ def single_within(
         raise ValueError("keep must have one entry per budget of the curve")
     xs, y, se = c.x[keep], c.y[keep], c.se[keep]
     found = outcome_band(y, lo, hi, se, df=c.df, some=some)
-    return over_range(found, xs, y, se, x_name, len(c.x), some=some, df=c.df)
+    return over_range(
+        found, xs, y, se, x_name, len(c.x), some=some, df=c.df, band=(lo, hi)
+    )
 
 
 def plateau_within(
@@ -90,6 +92,7 @@ def plateau_within(
         verdict.word,
         f"plateau from {x_name} {c.x[on].min():.3g}: {verdict.why}",
         verdict.numbers,
+        verdict.evidence,
     )
 
 
@@ -169,4 +172,4 @@ def gaps_alike(
     keep = informative(ya1[i1], yb1[i1]) | informative(ya2[i2], yb2[i2])
     d, se = (d1 - d2)[keep], np.hypot(s1, s2)[keep]
     found = outcome_band(d, lo, hi, se)
-    return over_range(found, xs[keep], d, se, x_name, len(xs))
+    return over_range(found, xs[keep], d, se, x_name, len(xs), band=(lo, hi))
