@@ -140,8 +140,8 @@ CLAIMS = (
         "1-D: 'early stopping, achieves a 95% accuracy for a database of size 100k "
         "at a privacy budget of ϵ = 50'",
         "E8 in 1-D at ε* = 50, both metrics",
-        "value: 'a 95% accuracy' is 0.90-1",
-        lambda t: per_metric(lambda m: value_at_budget(t, "E8", m, 1, 50, 0.9, 1)),
+        "value: 'a 95% accuracy' is at least 0.90 (accuracy is at most 1)",
+        lambda t: per_metric(lambda m: value_at_budget(t, "E8", m, 1, 50, 0.9, np.inf)),
     ),
     _claim(
         "6.22",
@@ -149,8 +149,10 @@ CLAIMS = (
         "2-D: 'stopping 8 levels early allows the traversal to achieve 100% "
         "accuracy for a final ϵ = 100'",
         "E8 in 2-D at ε* = 100, both metrics",
-        "value: '100%' is 0.95-1",
-        lambda t: per_metric(lambda m: value_at_budget(t, "E8", m, 2, 100, 0.95, 1)),
+        "value: '100%' is at least 0.95 (accuracy is at most 1)",
+        lambda t: per_metric(
+            lambda m: value_at_budget(t, "E8", m, 2, 100, 0.95, np.inf)
+        ),
     ),
     _claim(
         "6.21-6.22",
@@ -167,11 +169,11 @@ CLAIMS = (
         "2-dimension mechanism achieves a maximum of 40% top 5 accuracy'",
         "GS top-5: in 1-D on its plateau (the largest budgets within 0.05 of the "
         "value at the largest); in 2-D at every ε*",
-        "value: 'high' is 0.9-1 on the plateau; 'a maximum of 40%' is at most 0.45 "
+        "value: 'high' is at least 0.9 on the plateau; 'a maximum of 40%' is at most 0.45 "
         "at every ε* and 0.35-0.45 at some ε* (Holm)",
         lambda t: combine(
             {
-                "1-D high": plateau_at(t, "GS", "top5", 1, 0.9, 1),
+                "1-D high": plateau_at(t, "GS", "top5", 1, 0.9, np.inf),
                 "2-D at most 40%": maximum_at(t, "GS", "top5", 2, 0.35, 0.45),
             }
         ),
