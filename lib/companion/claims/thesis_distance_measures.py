@@ -9,15 +9,28 @@ variants run at).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .core import combine, not_comparable
-from .judges import above, difference_within, overtakes, ratio_within, value_within
+from .judges import (
+    above,
+    difference_within,
+    exact_at_most,
+    overtakes,
+    ratio_within,
+    value_within,
+)
 from .rules import curve
 from .sweeps import (
     composed_curve,
+    measured,
     missing,
+    paired,
     per_metric,
+    release_share,
     value_at,
 )
+from .thesis_curves import plateau_within
 
 __all__ = [
     "X",
@@ -29,6 +42,12 @@ __all__ = [
     "variant_gain",
     "variant_ratio",
     "variant_overtakes",
+    "plateau_at",
+    "real_regions",
+    "geo_above_everywhere",
+    "geo_at_1e5",
+    "greedy_cost",
+    "basic_above_parallel",
 ]
 
 
@@ -101,16 +120,16 @@ def variant_ratio(t, a, b, d, lo, hi):
     return per_metric(one)
 
 
-def variant_overtakes(t, a, b, d):
+def variant_overtakes(t, a, b, d, metrics=("top5", "raw")):
     """The verdict on ``a`` overtaking ``b`` (dimension ``d``, on ε*/Δ: ``b`` above at
-    small budgets, ``a`` above at large ones) on each metric, by
+    small budgets, ``a`` above at large ones) on each of ``metrics``, by
     :func:`.rules.overtakes`."""
 
     def one(m):
         ca, cb = dis_curve(t, a, m, d), dis_curve(t, b, m, d)
         return missing((a, ca), (b, cb)) or overtakes(ca, cb, x_name=X)
 
-    return per_metric(one)
+    return per_metric(one, metrics)
 
 
 def smaller_database_above(t, d, x_is_radius):
@@ -138,3 +157,91 @@ def smaller_database_above(t, d, x_is_radius):
         )
         curves.append(curve(part.assign(x=x), "x", "top5", name=f"N = {n:,}"))
     return above(*curves, x_name="1/Δ" if x_is_radius else X)
+
+
+def plateau_at(t, variant, metric, d, lo, hi):
+    """The plateau of ``variant``'s ``metric`` in dimension ``d`` on ε*/Δ in
+    [lo, hi] (:func:`companion.claims.thesis_curves.plateau_within`)."""
+    return plateau_within(
+        dis_curve(t, variant, metric, d), lo, hi, x_name=X, what=variant
+    )
+
+
+def real_regions(t, best, others, threshold=0.05):
+    """Each of ``best`` above each of ``others`` on each real region on ε*/Δ, both
+    metrics; a region where one of these variants (no other) releases more than
+    ``threshold`` of it is not comparable (a release-size effect)."""
+    sweep, parts = t["sweep"], {}
+    for name in sorted(set(sweep["dataset"]) - {"uniform"}):
+        shares = release_share(sweep, tuple(best) + tuple(others), name)
+        large = {v: s for v, s in shares.items() if s > threshold}
+        if large:
+            parts[name] = not_comparable(
+                "release-size effect: "
+                + ", ".join(
+                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
+                )
+            )
+            continue
+
+        def c(v, m, name=name):
+            return v, composed_curve(sweep, v, m, utility="dis", dataset=name)
+
+        parts[name] = combine(
+            {
+                f"{b} above {v}": per_metric(
+                    lambda m, b=b, v=v: paired(above, c(b, m), c(v, m), x_name=X)
+                )
+                for b in best
+                for v in others
+            }
+        )
+    return combine(parts) if parts else not_comparable("no real region in this run")
+
+
+def geo_above_everywhere(t):
+    """§6.2.1's "in all scenarios": GEO (at the same ε* by each figure's rule) above
+    every DP-TT-DIS variant at the main size, 1-D and 2-D, both metrics."""
+    sweep = t["sweep"]
+    parts = {}
+    for d in (1, 2):
+        for v in sorted(sweep.loc[sweep["N"] == t["n_main"], "variant"].unique()):
+            for m in ("top5", "raw"):
+                geo, dptt = dis_curve(t, v, m, d, geo=True), dis_curve(t, v, m, d)
+                parts[f"{d}-D {v} {m}"] = paired(
+                    above, ("GEO", geo), (v, dptt), x_name=X
+                )
+    return combine(parts) if parts else not_comparable("no variant in this run")
+
+
+def geo_at_1e5(t):
+    """§6.2.3: 1-D GEO top-5 at ε*/Δ = 1e-5 at least 0.9 (measured there, or not
+    comparable)."""
+    value, se = measured(dis_curve(t, "basic", "top5", 1, geo=True), 1e-5)
+    return value_within(value, se, 0.9, np.inf, where="ε*/Δ = 1e-5")
+
+
+def greedy_cost(t):
+    """§6.2.3: GS's composed ε* at most basic's (exact, from the sweep's ledger)."""
+    sweep = t["sweep"]
+    part = sweep[(sweep["dataset"] == "uniform") & (sweep["N"] == t["n_main"])]
+    budget = part.groupby("variant")["epsilon_thesis"].first()
+    if not {"GS", "basic"} <= set(budget.index):
+        return not_comparable("GS or basic not run in this profile")
+    return exact_at_most(
+        float(budget["GS"]),
+        float(budget["basic"]),
+        "composed ε* of GS against basic (Thm 2.13, δ = 1/N)",
+    )
+
+
+def basic_above_parallel(t):
+    """§6.2.3: basic above each parallel traversal P2, P4, P8 (those run), 1-D and
+    2-D, both metrics, on ε*/Δ."""
+    return combine(
+        {
+            f"{d}-D basic above {p}": variant_above(t, "basic", p, d)
+            for d in (1, 2)
+            for p in ("P2", "P4", "P8")
+        }
+    )
