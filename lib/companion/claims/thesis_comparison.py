@@ -169,7 +169,8 @@ CLAIMS = (
         "2-dimension mechanism achieves a maximum of 40% top 5 accuracy'",
         "GS top-5: in 1-D on its plateau (the largest budgets within 0.05 of the "
         "value at the largest); in 2-D at every ε*",
-        "value: 'high' is at least 0.9 on the plateau; 'a maximum of 40%' is at most 0.45 "
+        "value: 'high' is at least 0.9 on the plateau; 'a maximum of 40%' is at most "
+        "0.45 "
         "at every ε* and 0.35-0.45 at some ε* (Holm)",
         lambda t: combine(
             {

@@ -140,7 +140,8 @@ def dptt_above_global_geo(t):
 
 
 def smaller_database_above(t):
-    """Fig. 6.18: basic top-5 of the smallest size above the largest's, per dimension."""
+    """Fig. 6.18: basic top-5 of the smallest size above the largest's, per
+    dimension."""
     sweep = t["sweep"]
     sizes = sorted(
         sweep.loc[

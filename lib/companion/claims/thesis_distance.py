@@ -244,7 +244,8 @@ CLAIMS = (
         "the higher the accuracy at the same level of privacy'",
         "E8 on its plateau, both metrics (the thesis names none); E8, E4, E2 in "
         "1-D on ε*/Δ",
-        "'high' is at least 0.9 at every budget of the plateau; each earlier split above "
+        "'high' is at least 0.9 at every budget of the plateau; each earlier split "
+        "above "
         "the later: " + EXISTS,
         _fig6_7,
     ),
