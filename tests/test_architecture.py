@@ -79,6 +79,8 @@ LAYERS = [
             "companion.plots.*",
             "companion.explorers",
             "companion.explorers.*",
+            "companion.interactive",
+            "companion.interactive.*",
         ],
     ),
     (

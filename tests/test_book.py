@@ -641,3 +641,41 @@ def test_the_overflow_check_catches_wide_code_and_a_wide_table(site, browser, tm
     assert not any("bbbb" in f for f in found), "an 88-column line fits the column"
     assert any(f.startswith("table") and "no scroll box" in f for f in found), found
     assert any(f.startswith("table") and "header not sticky" in f for f in found), found
+
+
+INTERACTIVE = {
+    "01_dp_primer": "privacy_loss",
+    "02_composition": "composition",
+    "03_geo_indistinguishability": "planar_laplace",
+    "05_dptt_basic": "dptt_traversal",
+}
+
+
+@pytest.mark.parametrize("chapter", sorted(INTERACTIVE))
+def test_a_chapter_with_its_interactive_figure_loads_within_2_s(site, browser, chapter):
+    """The chapter's page is loaded, its math typeset and its figure drawn from disk
+    within 2 s in a fresh page of a running browser: the median of three loads, as
+    the machine may be busy with other work. Bokeh comes from the book itself."""
+    import time
+
+    times = []
+    for _ in range(3):
+        page = browser.new_page(viewport={"width": 1366, "height": 768})
+        requests = []
+        page.on("request", lambda r, requests=requests: requests.append(r.url))
+        start = time.perf_counter()
+        page.goto((site / "notebooks" / f"{chapter}.html").as_uri(), wait_until="load")
+        page.wait_for_function(
+            "() => window.Bokeh && Bokeh.documents.length && "
+            "Bokeh.documents[0].get_model_by_name('readout').text.length"
+        )
+        page.evaluate("() => window.MathJax && MathJax.startup.promise")
+        times.append(time.perf_counter() - start)
+        figure = page.evaluate(
+            "() => document.querySelector('.dpnn-interactive').dataset.figure"
+        )
+        page.close()
+        assert figure == INTERACTIVE[chapter]
+        assert all(u.startswith(("file://", "data:", "blob:")) for u in requests)
+        assert any(u.endswith("_static/bokeh/bokeh.min.js") for u in requests)
+    assert sorted(times)[1] < 2, f"{chapter}: loads took {times} s"

@@ -41,6 +41,7 @@ __all__ = [
     "SOLUTION_SUMMARY",
     "collapse_solutions",
     "collapse_checks",
+    "embed_interactive",
     "build",
     "make_server",
     "serve",
@@ -147,6 +148,30 @@ def collapse_checks(nb):
     return nb
 
 
+def embed_interactive(nb, prefix: str = "../_static/bokeh/"):
+    """A copy of ``nb`` whose stored interactive-figure placeholders
+    (:func:`companion.interactive.show_interactive`) are the figures themselves, as
+    HTML that loads Bokeh from ``prefix`` (once per chapter)."""
+    from companion import interactive
+    from companion.interactive.render import MIME_TYPE
+
+    nb = copy.deepcopy(nb)
+    first = True
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            spec = output.get("data", {}).get(MIME_TYPE)
+            if spec is None:
+                continue
+            output["data"] = {
+                "text/html": interactive.book_fragment(
+                    spec["figure"], spec.get("settings", {}), prefix if first else None
+                )
+            }
+            output.pop("metadata", None)
+            first = False
+    return nb
+
+
 def _docs_page(text: str) -> str:
     """A page of ``docs/`` as a page at the book's root: links to notebooks point to
     their chapters."""
@@ -169,7 +194,13 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
             shutil.copytree(path, source / path.name)
     for path in notebook_paths(root):
         nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
+        nb = embed_interactive(nb)
         nbformat.write(nb, source / "notebooks" / path.name)
+    from companion.interactive.render import bokeh_scripts
+
+    (source / "_static" / "bokeh").mkdir(parents=True, exist_ok=True)
+    for script in bokeh_scripts():
+        shutil.copyfile(script, source / "_static" / "bokeh" / script.name)
     for page in sorted((root / "docs").glob("*.md")):
         (source / page.name).write_text(
             _docs_page(page.read_text(encoding="utf-8")), encoding="utf-8"
