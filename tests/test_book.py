@@ -648,6 +648,7 @@ INTERACTIVE = {
     "02_composition": "composition",
     "03_geo_indistinguishability": "planar_laplace",
     "05_dptt_basic": "dptt_traversal",
+    "14_what_the_server_learns": "posterior",
 }
 
 

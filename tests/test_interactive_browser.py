@@ -20,7 +20,7 @@ from companion.interactive.dptt import traversal_tree
 from companion.interactive.privacy import EM_UTILITIES
 from companion.interactive.render import bokeh_scripts, standalone_page
 from dpnn import accounting, mechanisms
-from dpnn.adversary import path_log_law
+from dpnn.adversary import hockey_stick, path_log_law, posterior
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 BOLD = re.compile(r"<b>([-+0-9.e]+)</b>")
@@ -205,6 +205,29 @@ def test_dptt_traversal_shows_the_path_law(pages, browser, tmp_path):
     assert p_nn == round(law[nearest], 4)
     assert distance == pytest.approx(float(law @ np.abs(leaves - 62.5)), abs=0.006)
     assert math.isclose(law.sum(), 1.0)
+    figure.close()
+
+
+def test_posterior_and_privacy_curve_are_the_adversarys(pages, browser, tmp_path):
+    figure = Figure(browser, pages / "posterior.html")
+    figure.page.screenshot(path=str(tmp_path / "posterior_1.png"))
+    figure.move("leaf", 10)
+    figure.move("epsilon", 2)  # 2 per level
+    figure.move("x1", 35)
+    figure.move("x2", 70)
+    figure.move("utility", "CMP", tmp_path, "posterior_2.png")
+    tree = traversal_tree()
+    cells = np.arange(101.0)
+    ends, log_law = path_log_law(tree, cells[:, None], 2.0, "cmp")
+    leaves = np.argsort(tree.points[tree.point[ends], 0])
+    assert np.array_equal(leaves, np.arange(16))  # the leaves run left to right
+    weights = posterior(log_law[:, 10][None, :], np.full(101, 1 / 101))[0]
+    mean, delta_0, delta_1 = figure.numbers()
+    assert mean == pytest.approx(weights @ cells, abs=0.006)
+    curve = hockey_stick(log_law[35], log_law[70], [0.0, 1.0])
+    # the page holds the log-laws to 4 decimals: relative error below 1e-4
+    assert delta_0 == pytest.approx(curve[0], abs=1e-4 * curve[0] + 6e-5)
+    assert delta_1 == pytest.approx(curve[1], abs=1e-4 * curve[0] + 6e-5)
     figure.close()
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 
 from .dptt import dptt_traversal_figure
+from .adversary import posterior_figure
 from .composition import composition_figure
 from .privacy import planar_laplace_figure, privacy_loss_figure
 from .render import fragment, placeholder_bundle, standalone_page
@@ -37,6 +38,11 @@ FIGURES = {
     "dptt_traversal": (
         dptt_traversal_figure,
         "one DP-TT traversal: turn probabilities per level and the leaf law",
+    ),
+    "posterior": (
+        posterior_figure,
+        "the adversary's posterior given a released leaf, and the transcript's "
+        "privacy curve for two queries",
     ),
 }
 
