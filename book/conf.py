@@ -15,7 +15,11 @@ project = "dpnn: Differential Privacy for Nearest Neighbor Queries, executable c
 author = "The dpnn companion authors"
 copyright = "2026, the dpnn companion authors (MIT licence)"
 
-extensions = ["myst_nb", "sphinx-mathjax-offline", "sphinxcontrib.bibtex"]
+extensions = [
+    "myst_nb", "sphinx-mathjax-offline", "sphinxcontrib.bibtex", "sphinx.ext.autodoc"
+]
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
 nb_execution_mode = "off"  # the stored outputs of a clean default run are the book
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_dmath_double_inline = True  # the notebooks write $$...$$ inside paragraphs, as Jupyter allows
@@ -158,7 +162,21 @@ def link_citations(app, doctree, docname):
         parent.replace(text, [p for p in pieces if not isinstance(p, nodes.Text) or p.astext()])
 
 
+_LITERAL = re.compile(r"(``.*?``)")
+
+
+def escape_bars(app, what, name, obj, options, lines):
+    """Docstrings write |D| for a size; outside ``literals`` the bar is escaped, since
+    reStructuredText reads |D| as a substitution."""
+    for i, line in enumerate(lines):
+        parts = _LITERAL.split(line)
+        lines[i] = "".join(
+            p if p.startswith("``") else re.sub(r"(?<!\\)\|", r"\\|", p) for p in parts
+        )
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", escape_bars)
     app.connect("doctree-resolved", add_alt_text)
     app.connect("doctree-resolved", link_chapters)
     app.connect("doctree-resolved", link_citations)

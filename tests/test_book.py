@@ -680,3 +680,26 @@ def test_a_chapter_with_its_interactive_figure_loads_within_2_s(site, browser, c
         assert all(u.startswith(("file://", "data:", "blob:")) for u in requests)
         assert any(u.endswith("_static/bokeh/bokeh.min.js") for u in requests)
     assert sorted(times)[1] < 2, f"{chapter}: loads took {times} s"
+
+
+def test_the_api_reference_documents_every_public_function_and_class(site):
+    """One page per package of dpnn; each public function and class (by its home
+    module) has its entry, with the docstring's first words."""
+    import importlib
+    import inspect
+
+    from companion.api_reference import packages
+
+    for package, modules in packages("dpnn").items():
+        html = (site / "api" / f"{package}.html").read_text(encoding="utf-8")
+        for name in modules:
+            module = importlib.import_module(name)
+            for public in getattr(module, "__all__", []):
+                obj = getattr(module, public)
+                if not (inspect.isfunction(obj) or inspect.isclass(obj)):
+                    continue
+                if obj.__module__ != name:
+                    continue
+                assert f'id="{name}.{public}"' in html, f"{name}.{public}"
+                first = " ".join(obj.__doc__.split()[:3])
+                assert re.sub(r"``|`", "", first)[:10] in re.sub(r"<[^>]+>", "", html)

@@ -206,6 +206,9 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
             _docs_page(page.read_text(encoding="utf-8")), encoding="utf-8"
         )
     (source / "ledger.md").write_text(_ledger_page(root), encoding="utf-8")
+    from companion.api_reference import write_pages
+
+    write_pages(source)
     status = build_main(
         ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]
     )
@@ -248,6 +251,7 @@ def serve(folder: Path, port: int = 8000) -> None:
 
 
 def main(argv=None) -> int:
+    """Build the book (``--out``), then serve it if ``--serve``; return 0."""
     parser = argparse.ArgumentParser(
         prog="python -m companion.book", description=__doc__.split("\n\n")[0]
     )
