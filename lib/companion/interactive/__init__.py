@@ -14,6 +14,7 @@ settings.
                  cloud and radius law
 ``composition``  02's composition bounds against the number of steps
 ``dptt``         05's DP-TT traversal: turn probabilities and the leaf law
+``accuracy``     07's accuracy against the composed budget, variants and GEO
 ``adversary``    14's posterior given a release, the transcript's privacy curve
 ``figures``      the figures by name; ``show_interactive`` for a notebook cell
 ===============  ===============================================================

@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 
 from .dptt import dptt_traversal_figure
+from .accuracy import accuracy_figure
 from .adversary import posterior_figure
 from .composition import composition_figure
 from .privacy import planar_laplace_figure, privacy_loss_figure
@@ -38,6 +39,11 @@ FIGURES = {
     "dptt_traversal": (
         dptt_traversal_figure,
         "one DP-TT traversal: turn probabilities per level and the leaf law",
+    ),
+    "accuracy": (
+        accuracy_figure,
+        "accuracy against the composed budget per unit distance, DP-TT-DIS variants "
+        "and GEO",
     ),
     "posterior": (
         posterior_figure,
