@@ -93,6 +93,7 @@ LAYERS = [
             "companion.lab",
             "companion.book",
             "companion.api_reference",
+            "companion.pdf",
             "companion.student",
         ],
     ),

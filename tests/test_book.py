@@ -704,3 +704,20 @@ def test_the_api_reference_documents_every_public_function_and_class(site):
                 assert f'id="{name}.{public}"' in html, f"{name}.{public}"
                 first = " ".join(obj.__doc__.split()[:3])
                 assert re.sub(r"``|`", "", first)[:10] in re.sub(r"<[^>]+>", "", html)
+
+
+def test_a_chapter_links_a_library_function_to_its_reference_where_first_named(site):
+    """04 names ``trees.build_tree`` and ``traversal.dptt``: the first mention of each
+    links to its entry in the API reference, whose anchor exists; later ones do not."""
+    page = site / "notebooks" / "04_trees_and_nn.html"
+    links = re.findall(
+        r'<a class="[^"]*dpnn-api[^"]*" href="([^"]+)"',
+        page.read_text(encoding="utf-8"),
+    )
+    targets = [unquote(h) for h in links]
+    assert "../api/dpnn.html#dpnn.trees.build_tree" in targets
+    assert "../api/dpnn.traversal.html#dpnn.traversal.walk.dptt" in targets
+    assert len(targets) == len(set(targets))
+    for target in targets:
+        path, anchor = target.split("#")
+        assert f'id="{anchor}"' in (page.parent / path).read_text(encoding="utf-8")

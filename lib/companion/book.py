@@ -178,8 +178,11 @@ def _docs_page(text: str) -> str:
     return text.replace("](../notebooks/", "](notebooks/")
 
 
-def build(out: Path | None = None, source: Path | None = None) -> Path:
-    """Build the book; return the folder holding ``index.html``."""
+def build(
+    out: Path | None = None, source: Path | None = None, builder: str = "html"
+) -> Path:
+    """Build the book with Sphinx's ``builder`` (``html``; ``singlehtml`` for the
+    PDF, :mod:`companion.pdf`); return the folder holding ``index.html``."""
     from sphinx.cmd.build import build_main
 
     root = repository_root()
@@ -194,7 +197,10 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
             shutil.copytree(path, source / path.name)
     for path in notebook_paths(root):
         nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
-        nb = embed_interactive(nb)
+        # a chapter's page is notebooks/NN.html; the single page is index.html
+        nb = embed_interactive(
+            nb, "../_static/bokeh/" if builder == "html" else "_static/bokeh/"
+        )
         nbformat.write(nb, source / "notebooks" / path.name)
     from companion.interactive.render import bokeh_scripts
 
@@ -210,12 +216,14 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
 
     write_pages(source)
     status = build_main(
-        ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]
+        ["-q", "-b", builder, "-W", "--keep-going", str(source), str(out)]
     )
     if status:
         raise RuntimeError(
             f"sphinx-build failed with status {status} (warnings are errors)"
         )
+    if builder != "html":
+        return out
     # the download button gives the notebook as stored
     for path in notebook_paths(root):
         shutil.copyfile(path, out / "_sources" / "notebooks" / path.name)
