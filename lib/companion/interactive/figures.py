@@ -80,9 +80,9 @@ def show_interactive(name: str, **settings) -> None:
     if live_front_end():
         page = standalone_page(build_figure(name, **settings), name, prefix=None)
         display(
-            HTML(
-                f'<iframe srcdoc="{html.escape(page)}" style="width: 100%; '
-                'height: 560px; border: 0"></iframe>'
+            HTML(  # in a div: IPython warns of an <iframe> on its own
+                f'<div><iframe srcdoc="{html.escape(page)}" style="width: 100%; '
+                'height: 560px; border: 0"></iframe></div>'
             )
         )
         return
