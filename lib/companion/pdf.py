@@ -49,7 +49,8 @@ details { display: block; }
 /* Chromium breaks pages only outside flex and grid boxes: the theme's are blocks */
 .bd-container, .bd-container__inner, .bd-main, .bd-content, .bd-article-container,
 .bd-article, .bd-page-width, .bd-main .bd-content { display: block !important; }
-h1 { break-before: page; }
+/* the single page nests every document under the front page: their titles are h2 */
+h2 { break-before: page; }
 .bk-Canvas, canvas { max-width: 100% !important; }
 """
 
