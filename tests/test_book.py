@@ -442,17 +442,21 @@ def test_served_search_ranks_a_heading_first_and_shows_the_chapters_text(site, b
             f"http://127.0.0.1:{server.server_address[1]}"
             "/search.html?q=exponential+mechanism"
         )
+        # a page's result gets a snippet of its text; a function's (kind-object), the
+        # API reference's entry, has none
         page.wait_for_function(
             "() => document.querySelectorAll('#search-results li').length >= 5 "
             "&& document.querySelectorAll('#search-results li p.context').length"
-            " === document.querySelectorAll('#search-results li').length",
+            " === document.querySelectorAll("
+            "'#search-results li:not(.kind-object)').length",
             timeout=30_000,
         )
         results = page.evaluate("""() => [...document.querySelectorAll(
             '#search-results li')].map(li => ({
+                kind: li.className,
                 title: li.querySelector('a').textContent,
                 href: li.querySelector('a').getAttribute('href'),
-                snippet: li.querySelector('p.context').textContent}))""")
+                snippet: (li.querySelector('p.context') || {}).textContent}))""")
         page.close()
         server.shutdown()
     assert not problems, problems
@@ -460,7 +464,11 @@ def test_served_search_ranks_a_heading_first_and_shows_the_chapters_text(site, b
     assert first["href"] == "notebooks/01_dp_primer.html#the-exponential-mechanism"
     assert first["title"].endswith("4. The exponential mechanism"), first
     assert first["snippet"].startswith("4. The exponential mechanism"), first
+    functions = [r for r in results if "kind-object" in r["kind"]]
+    assert all(r["href"].startswith("api/dpnn") for r in functions), functions
     for result in results:
+        if result in functions:
+            continue
         snippet = result["snippet"]
         assert not THEME_CHROME.search(snippet), result
         assert not re.search(r"\\[()\[\]]", snippet), result
