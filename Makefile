@@ -9,6 +9,7 @@
 #   make unit PYTHON=python3.13 VENV=.venv313  the same on another Python (3.11 to 3.13)
 #   make book                                  the offline HTML book in build/book/html
 #   make book-serve                            build it and serve it on 127.0.0.1:8000
+#   make pdf                                   the book as one PDF (build/book/dpnn-companion.pdf)
 #   make student                               the seminar handout: notebooks without solutions in build/student
 #   make lab                                   JupyterLab on copies in build/lab (make lab-reset starts over)
 #   make run NB=05 ARGS="-p epsilon 0.5"       run one notebook (any options of python -m companion.run)
@@ -25,7 +26,7 @@ STAMP := $(VENV)/.installed
 PYTHON_EXPLICIT := $(if $(filter command line environment,$(origin PYTHON)),1,0)
 VENV_SCRIPT = PYTHON="$(PYTHON)" PYTHON_EXPLICIT=$(PYTHON_EXPLICIT) VENV="$(VENV)" sh scripts/venv.sh
 
-.PHONY: format book-serve figures test unit lab lab-reset run bench notebooks clean install book browser student doctor force
+.PHONY: format book-serve pdf figures test unit lab lab-reset run bench notebooks clean install book browser student doctor force
 
 install: $(STAMP)
 
@@ -62,6 +63,10 @@ unit: $(STAMP)
 
 book: $(STAMP)
 	$(PY) -m companion.book
+
+# The whole book as one PDF (build/book/dpnn-companion.pdf), printed by chromium.
+pdf: $(STAMP)
+	$(PY) -m companion.pdf
 
 # The book served on http://127.0.0.1:8000 (search with snippets); Ctrl-C stops.
 book-serve: $(STAMP)

@@ -15,7 +15,11 @@ project = "dpnn: Differential Privacy for Nearest Neighbor Queries, executable c
 author = "The dpnn companion authors"
 copyright = "2026, the dpnn companion authors (MIT licence)"
 
-extensions = ["myst_nb", "sphinx-mathjax-offline", "sphinxcontrib.bibtex"]
+extensions = [
+    "myst_nb", "sphinx-mathjax-offline", "sphinxcontrib.bibtex", "sphinx.ext.autodoc"
+]
+autodoc_member_order = "bysource"
+autodoc_typehints = "signature"
 nb_execution_mode = "off"  # the stored outputs of a clean default run are the book
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_dmath_double_inline = True  # the notebooks write $$...$$ inside paragraphs, as Jupyter allows
@@ -158,7 +162,68 @@ def link_citations(app, doctree, docname):
         parent.replace(text, [p for p in pieces if not isinstance(p, nodes.Text) or p.astext()])
 
 
+_LITERAL = re.compile(r"(``.*?``)")
+
+
+def escape_bars(app, what, name, obj, options, lines):
+    """Docstrings write |D| for a size; outside ``literals`` the bar is escaped, since
+    reStructuredText reads |D| as a substitution."""
+    for i, line in enumerate(lines):
+        parts = _LITERAL.split(line)
+        lines[i] = "".join(
+            p if p.startswith("``") else re.sub(r"(?<!\\)\|", r"\\|", p) for p in parts
+        )
+
+
+_CALL = re.compile(r"([A-Za-z_][\w.]*\.[A-Za-z_]\w*)(\(.*\))?")
+
+
+def _api_aliases(env) -> dict:
+    """Each documented dpnn name under the names a chapter may write it by:
+    ``dpnn.traversal.walk.dptt`` also as ``traversal.walk.dptt``,
+    ``dpnn.traversal.dptt`` and ``traversal.dptt`` (the package re-exports it); names
+    two objects share are left out."""
+    found = {}
+    for full, entry in env.domaindata["py"]["objects"].items():
+        parts = full.split(".")
+        if parts[0] != "dpnn" or entry.objtype not in ("function", "class"):
+            continue
+        names = {full, ".".join(parts[1:])}
+        if len(parts) == 4:
+            names |= {".".join([*parts[:2], parts[3]]), ".".join([parts[1], parts[3]])}
+            names.add(".".join(parts[2:]))
+        for name in names:
+            found.setdefault(name, set()).add((entry.docname, entry.node_id))
+    return {name: next(iter(t)) for name, t in found.items() if len(t) == 1}
+
+
+def link_api(app, doctree, docname):
+    """In a chapter, the first code literal naming a documented dpnn function or class
+    (``traversal.dptt``, ``dpnn.mechanisms.laplace(...)``) links to its entry in the API
+    reference."""
+    from docutils import nodes
+
+    if not docname.startswith("notebooks/"):
+        return
+    aliases = _api_aliases(app.env)
+    seen = set()
+    for literal in list(doctree.findall(nodes.literal)):
+        if isinstance(literal.parent, (nodes.reference, nodes.literal_block)):
+            continue
+        match = _CALL.fullmatch(literal.astext().strip())
+        target = aliases.get(match.group(1)) if match else None
+        if target is None or target in seen:
+            continue
+        seen.add(target)
+        uri = app.builder.get_relative_uri(docname, target[0]) + "#" + target[1]
+        link = nodes.reference("", "", internal=True, refuri=uri, classes=["dpnn-api"])
+        literal.replace_self(link)
+        link.append(literal)
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", escape_bars)
+    app.connect("doctree-resolved", link_api)
     app.connect("doctree-resolved", add_alt_text)
     app.connect("doctree-resolved", link_chapters)
     app.connect("doctree-resolved", link_citations)

@@ -42,6 +42,7 @@ __all__ = [
     "RATE_CLAIMS",
     "collapse_solutions",
     "collapse_checks",
+    "embed_interactive",
     "build",
     "make_server",
     "serve",
@@ -158,14 +159,41 @@ def collapse_checks(nb):
     return nb
 
 
+def embed_interactive(nb, prefix: str = "../_static/bokeh/"):
+    """A copy of ``nb`` whose stored interactive-figure placeholders
+    (:func:`companion.interactive.show_interactive`) are the figures themselves, as
+    HTML that loads Bokeh from ``prefix`` (once per chapter)."""
+    from companion import interactive
+    from companion.interactive.render import MIME_TYPE
+
+    nb = copy.deepcopy(nb)
+    first = True
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            spec = output.get("data", {}).get(MIME_TYPE)
+            if spec is None:
+                continue
+            output["data"] = {
+                "text/html": interactive.book_fragment(
+                    spec["figure"], spec.get("settings", {}), prefix if first else None
+                )
+            }
+            output.pop("metadata", None)
+            first = False
+    return nb
+
+
 def _docs_page(text: str) -> str:
     """A page of ``docs/`` as a page at the book's root: links to notebooks point to
     their chapters."""
     return text.replace("](../notebooks/", "](notebooks/")
 
 
-def build(out: Path | None = None, source: Path | None = None) -> Path:
-    """Build the book; return the folder holding ``index.html``."""
+def build(
+    out: Path | None = None, source: Path | None = None, builder: str = "html"
+) -> Path:
+    """Build the book with Sphinx's ``builder`` (``html``; ``singlehtml`` for the
+    PDF, :mod:`companion.pdf`); return the folder holding ``index.html``."""
     from sphinx.cmd.build import build_main
 
     root = repository_root()
@@ -180,19 +208,33 @@ def build(out: Path | None = None, source: Path | None = None) -> Path:
             shutil.copytree(path, source / path.name)
     for path in notebook_paths(root):
         nb = collapse_checks(collapse_solutions(nbformat.read(path, as_version=4)))
+        # a chapter's page is notebooks/NN.html; the single page is index.html
+        nb = embed_interactive(
+            nb, "../_static/bokeh/" if builder == "html" else "_static/bokeh/"
+        )
         nbformat.write(nb, source / "notebooks" / path.name)
+    from companion.interactive.render import bokeh_scripts
+
+    (source / "_static" / "bokeh").mkdir(parents=True, exist_ok=True)
+    for script in bokeh_scripts():
+        shutil.copyfile(script, source / "_static" / "bokeh" / script.name)
     for page in sorted((root / "docs").glob("*.md")):
         (source / page.name).write_text(
             _docs_page(page.read_text(encoding="utf-8")), encoding="utf-8"
         )
     (source / "ledger.md").write_text(_ledger_page(root, source), encoding="utf-8")
+    from companion.api_reference import write_pages
+
+    write_pages(source)
     status = build_main(
-        ["-q", "-b", "html", "-W", "--keep-going", str(source), str(out)]
+        ["-q", "-b", builder, "-W", "--keep-going", str(source), str(out)]
     )
     if status:
         raise RuntimeError(
             f"sphinx-build failed with status {status} (warnings are errors)"
         )
+    if builder != "html":
+        return out
     # the download button gives the notebook as stored
     for path in notebook_paths(root):
         shutil.copyfile(path, out / "_sources" / "notebooks" / path.name)
@@ -228,6 +270,7 @@ def serve(folder: Path, port: int = 8000) -> None:
 
 
 def main(argv=None) -> int:
+    """Build the book (``--out``), then serve it if ``--serve``; return 0."""
     parser = argparse.ArgumentParser(
         prog="python -m companion.book", description=__doc__.split("\n\n")[0]
     )

@@ -84,6 +84,8 @@ def command(target: Path, port: int | None = None, browser: bool = True) -> list
 
 
 def main(argv=None) -> int:
+    """The command line ``python -m companion.lab`` (see the module's
+    docstring); returns its exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m companion.lab", description=__doc__.split("\n\n")[0]
     )

@@ -374,6 +374,7 @@ def _parse_overrides(pairs) -> dict:
 
 
 def main(argv=None) -> int:
+    """The command line ``python -m companion.run``; returns its exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m companion.run", description=__doc__.split("\n\n")[0]
     )

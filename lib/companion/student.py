@@ -211,6 +211,8 @@ def write_student_edition(
 
 
 def main(argv=None) -> int:
+    """The command line ``python -m companion.student`` (see the module's
+    docstring); returns its exit status."""
     parser = argparse.ArgumentParser(
         prog="python -m companion.student", description=__doc__.split("\n\n")[0]
     )

@@ -33,17 +33,19 @@ library.
 
 The package is split by idea; every public name is importable from ``dpnn.psd``:
 
-=================  ===============================================================
-``budgets``        uniform and geometric per-level budgets (Lemma 3), worst-case error
-``decomposition`` the flat per-depth layout (children sums) and the ``PSD`` container
-``quadtree``       Morton order, quadtree counts and boxes, noisy counts and the
-                   private quadtree
-``postprocessing`` the linear-time OLS of Lemma 4, consistency, pruning
-``queries``        range queries (canonical method), exact counts, relative errors
-``medians``        private medians: EM, smooth sensitivity, noisy mean, cell-based
-``kdtree``         private kd-trees, hybrid trees, the cell-based kd-tree
-``hilbert``        the Hilbert curve and the private Hilbert R-tree
-=================  ===============================================================
+====================  ================================================================
+``budgets``           uniform and geometric per-level budgets (Lemma 3), worst-case
+                      error
+``decomposition``     the flat per-depth layout (children sums) and the ``PSD``
+                      container
+``quadtree``          Morton order, quadtree counts and boxes, noisy counts and the
+                      private quadtree
+``postprocessing``    the linear-time OLS of Lemma 4, consistency, pruning
+``queries``           range queries (canonical method), exact counts, relative errors
+``medians``           private medians: EM, smooth sensitivity, noisy mean, cell-based
+``kdtree``            private kd-trees, hybrid trees, the cell-based kd-tree
+``hilbert``           the Hilbert curve and the private Hilbert R-tree
+====================  ================================================================
 """
 
 from . import (
