@@ -5,8 +5,9 @@ reader selects, against GEO at the same budget.
 The curves are the sweep's (:func:`companion.claims.sweeps.composed_curve`), handed
 over by the notebook that ran it (:func:`accuracy_curves`): they are stored in the
 notebook's output, so the book draws the same numbers the chapter's static figures
-show. The browser reads each curve at the budget the slider marks by the log-linear
-interpolation of :func:`companion.claims.sweeps.interpolated` (a test compares).
+show. The browser reads each curve at the budget the slider marks by log-linear
+interpolation between grid points (a display only: the claims judge measured points;
+a test compares with numpy's interpolation).
 """
 
 from __future__ import annotations
