@@ -63,3 +63,32 @@ def test_the_book_replaces_each_placeholder_by_the_figure_loading_bokeh_once():
     assert first["text/html"].count('src="../_static/bokeh/') == 2
     assert "_static/bokeh" not in second["text/html"]
     assert nb.cells[0].outputs[0]["data"] == bundle  # the notebook is not changed
+
+
+def test_accuracy_curves_read_the_cmp_sweep_on_its_composed_budget():
+    import pandas as pd
+
+    from companion.interactive.accuracy import GEO, accuracy_curves
+
+    rows = [
+        {
+            "dataset": "uniform",
+            "N": 100,
+            "d": d,
+            "variant": "basic",
+            "sensitivity": 1.0,
+            "epsilon_thesis": eps,
+            "top5": 0.1 * i,
+            "top5_se": 0.01,
+            "raw": 0.05 * i,
+            "raw_se": 0.01,
+        }
+        for d in (1, 2)
+        for i, eps in enumerate((2.0, 8.0, 32.0))
+    ]
+    curves = accuracy_curves(pd.DataFrame(rows), ["basic", "E8"], 100, utility="cmp")
+    assert curves["2"]["basic"]["x"] == [2.0, 8.0, 32.0]  # ε*, not ε*/Δ
+    assert curves["1"]["basic"]["raw"] == pytest.approx([0.0, 0.05, 0.1])
+    assert GEO not in curves["1"] and "E8" not in curves["1"]  # not in this sweep
+    with pytest.raises(ValueError, match="utility"):
+        accuracy_curves(pd.DataFrame(rows), ["basic"], 100, utility="geo")

@@ -41,22 +41,26 @@ GEO = "GEO"
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
-def accuracy_curves(table, variants, n) -> dict:
+def accuracy_curves(table, variants, n, utility: str = "dis") -> dict:
     """``{d: {variant: {"x": budgets, metric: values, ...}}}`` for 1-D and 2-D: each
-    variant's :func:`~companion.claims.sweeps.composed_curve` (DIS, uniform data of
-    size ``n``) for each metric of :data:`~companion.claims.sweeps.METRICS`, and
-    :data:`GEO`'s at the basic variant's budgets. Variants the table lacks are left
-    out."""
+    variant's :func:`~companion.claims.sweeps.composed_curve` (``utility`` "dis" on
+    ε*/Δ or "cmp" on ε*, uniform data of size ``n``) for each metric of
+    :data:`~companion.claims.sweeps.METRICS`, and :data:`GEO`'s at the basic
+    variant's budgets where the sweep ran GEO beside it. Variants the table lacks
+    are left out."""
+    if utility not in ("dis", "cmp"):
+        raise ValueError(f"utility must be 'dis' or 'cmp', got {utility!r}")
+    with_geo = all(f"geo_{m}" in table.columns for m in METRICS)
     out = {}
     for d in (1, 2):
         per = {}
-        for name, variant, geo in [(v, v, False) for v in variants] + [
-            (GEO, "basic", True)
-        ]:
+        for name, variant, geo in [(v, v, False) for v in variants] + (
+            [(GEO, "basic", True)] if with_geo else []
+        ):
             entry = {}
             for metric in METRICS:
                 c = composed_curve(
-                    table, variant, metric, utility="dis", n=n, d=d, geo=geo
+                    table, variant, metric, utility=utility, n=n, d=d, geo=geo
                 )
                 if c is None:
                     break
@@ -68,10 +72,17 @@ def accuracy_curves(table, variants, n) -> dict:
     return out
 
 
-def accuracy_figure(curves: dict, d: int = 1, metric: str = "top5", selected=None):
-    """The ``curves`` of :func:`accuracy_curves` against epsilon*/Delta (log scale):
-    controls pick the dimension, the metric, the variants shown and a budget at
-    which every shown curve is read."""
+def accuracy_figure(
+    curves: dict,
+    d: int = 1,
+    metric: str = "top5",
+    selected=None,
+    axis: str = "ε*/Δ",
+):
+    """The ``curves`` of :func:`accuracy_curves` against their budget ``axis``
+    (epsilon*/Delta for DIS, epsilon* for CMP; log scale): controls pick the
+    dimension, the metric, the variants shown and a budget at which every shown
+    curve is read."""
     if str(d) not in curves:
         raise ValueError(f"d must be one of {sorted(curves)}, got {d!r}")
     if metric not in METRICS:
@@ -91,7 +102,8 @@ def accuracy_figure(curves: dict, d: int = 1, metric: str = "top5", selected=Non
         width=720,
         height=360,
         x_axis_type="log",
-        x_axis_label="ε*/Δ: composed budget of one query per unit distance",
+        x_axis_label=f"{axis}: composed budget of one query"
+        + (" per unit distance" if "Δ" in axis else ""),
         y_axis_label="accuracy",
         y_range=(-0.02, 1.02),
         toolbar_location=None,
@@ -112,7 +124,7 @@ def accuracy_figure(curves: dict, d: int = 1, metric: str = "top5", selected=Non
         ),
     ]
     items = [LegendItem(label=n, renderers=r) for n, r in zip(names, renderers)]
-    items.append(LegendItem(label="GEO (same ε*/Δ)", renderers=geo_renderers))
+    items.append(LegendItem(label=f"GEO (same {axis})", renderers=geo_renderers))
     fig.add_layout(
         Legend(items=items, location="top_left", label_text_font_size="11px")
     )
@@ -143,7 +155,7 @@ def accuracy_figure(curves: dict, d: int = 1, metric: str = "top5", selected=Non
         end=round(high, 2),
         step=0.01,
         value=round(mid, 2),
-        title="read at ε*/Δ",
+        title=f"read at {axis}",
         name="level",
         width=300,
         format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(3);"),
@@ -163,6 +175,7 @@ def accuracy_figure(curves: dict, d: int = 1, metric: str = "top5", selected=Non
             "mark": mark,
             "readout": readout,
             "renderers": renderers,
+            "axis": axis,
         },
         code="""
 const per = curves[d_select.value.replace('-D', '')], m = m_select.value;
@@ -191,7 +204,7 @@ if (geo in per) {
   geo_source.data = {x: per[geo].x, y: per[geo][m]};
   parts.push(`GEO ${show(read(per[geo]))}`);
 }
-readout.text = `${d_select.value}, ${m}, at ε*/Δ = ${at.toPrecision(3)}: `
+readout.text = `${d_select.value}, ${m}, at ${axis} = ${at.toPrecision(3)}: `
   + parts.join(', ');
 """,
     )

@@ -42,8 +42,8 @@ FIGURES = {
     ),
     "accuracy": (
         accuracy_figure,
-        "accuracy against the composed budget per unit distance, DP-TT-DIS variants "
-        "and GEO",
+        "accuracy against the composed budget (per unit distance for DIS) of the DP-TT "
+        "variants, with GEO where the sweep ran it at the same budget",
     ),
     "posterior": (
         posterior_figure,
