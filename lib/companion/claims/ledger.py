@@ -17,12 +17,17 @@ import pandas as pd
 
 from . import (
     cormode,
+    cormode_findings,
+    cormode_kd,
     followup,
     gursoy,
+    gursoy_figures,
     gursoy_knn,
     leakage,
     liang_yi,
+    liang_yi_figures,
     similarity,
+    similarity_post,
     thesis_comparison,
     thesis_distance,
 )
@@ -48,10 +53,10 @@ __all__ = [
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS,
     thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
-    gursoy.NOTEBOOK: gursoy.CLAIMS + gursoy_knn.CLAIMS,
-    cormode.NOTEBOOK: cormode.CLAIMS,
-    liang_yi.NOTEBOOK: liang_yi.CLAIMS,
-    similarity.NOTEBOOK: similarity.CLAIMS,
+    gursoy.NOTEBOOK: gursoy.CLAIMS + gursoy_knn.CLAIMS + gursoy_figures.CLAIMS,
+    cormode.NOTEBOOK: cormode.CLAIMS + cormode_findings.CLAIMS + cormode_kd.CLAIMS,
+    liang_yi.NOTEBOOK: liang_yi.CLAIMS + liang_yi_figures.CLAIMS,
+    similarity.NOTEBOOK: similarity.CLAIMS + similarity_post.CLAIMS,
     followup.NOTEBOOK: followup.CLAIMS + leakage.CLAIMS_13,
     leakage.NOTEBOOK: leakage.CLAIMS,
 }
