@@ -37,11 +37,14 @@ from .rules import (
 
 __all__ = ["RANK_FLOOR", "DECADE", "TREES", "tree_stats", "lower", "CLAIMS"]
 
+#: A table a run did not make (its claims are then not comparable).
+_NONE = pd.DataFrame()
+
 #: Rank error below which two medians are both "almost true" (left out of an order).
 RANK_FLOOR = 0.01
 #: "About an order of magnitude": a factor within half a decade of 10.
 DECADE = (10**0.5, 10**1.5)
-RANKS = {"margin": RANK_FLOOR, "floor": RANK_FLOOR, "shift": 1.0}
+_RANKS = {"margin": RANK_FLOOR, "floor": RANK_FLOOR, "shift": 1.0}
 
 
 def tree_stats(table: pd.DataFrame, keys, value: str = "error") -> pd.DataFrame:
@@ -85,7 +88,7 @@ def lower(stats, low, high, level, x_name, margin=MARGIN, floor=-np.inf, shift=0
 
 
 def _quad_improves(t):
-    table = t["quad_table"]
+    table = t.get("quad_table", _NONE)
     if table.empty or table["tree"].nunique() < 2:
         return not_comparable("Fig. 3 needs two trees or more per setting")
     parts = {}
@@ -133,7 +136,7 @@ def _ratios(table):
 
 
 def _order_of_magnitude(t):
-    table = t["quad_table"]
+    table = t.get("quad_table", _NONE)
     if table.empty or table["tree"].nunique() < 2:
         return not_comparable("Fig. 3 needs two trees or more per setting")
     r = _ratios(table)
@@ -178,7 +181,7 @@ def _fig3(t):
 
 
 def _geometric_worst_case(t):
-    errors = t["budget_errors"]
+    errors = t.get("budget_errors", _NONE)
     if errors.empty:
         return not_comparable("no worst-case error computed")
     ratio = (errors["uniform"] / errors["geometric"]).to_numpy(float)
@@ -202,7 +205,7 @@ def _geometric_worst_case(t):
 
 
 def _median_stats(t):
-    runs = t["median_runs"]
+    runs = t.get("median_runs", _NONE)
     if runs.empty or runs["tree"].nunique() < 2:
         return None
     return tree_stats(runs, ["method", "depth"], "rank_error")
@@ -214,7 +217,7 @@ def _em_best(t):
         return not_comparable("the median study needs two trees or more")
     parts = {}
     for other in sorted(set(stats.index.get_level_values(0)) - {"EM"}):
-        parts[f"{other} above EM"] = lower(stats, "EM", other, 0, "depth + 1", **RANKS)
+        parts[f"{other} above EM"] = lower(stats, "EM", other, 0, "depth + 1", **_RANKS)
     em = stats.xs("EM", level=0)
     top, deep = em.index.min(), em.index.max()
     parts[f"EM almost true at depth {top}"] = value_within(
@@ -240,12 +243,12 @@ def _sampling(t):
     stats = _median_stats(t)
     if stats is None:
         return not_comparable("the median study needs two trees or more")
-    runs = t["median_runs"].copy()
+    runs = t.get("median_runs", _NONE).copy()
     runs["log2 seconds"] = np.log2(runs["seconds"].clip(lower=1e-9))
     times = tree_stats(runs, ["method", "depth"], "log2 seconds")
     parts = {
-        "SS_s below SS": lower(stats, "SS_s", "SS", 0, "depth + 1", **RANKS),
-        "EM_s above EM": lower(stats, "EM", "EM_s", 0, "depth + 1", **RANKS),
+        "SS_s below SS": lower(stats, "SS_s", "SS", 0, "depth + 1", **_RANKS),
+        "EM_s above EM": lower(stats, "EM", "EM_s", 0, "depth + 1", **_RANKS),
     }
     for full, sampled in (("EM", "EM_s"), ("SS", "SS_s")):
         a, b = times.xs(full, level=0), times.xs(sampled, level=0)

@@ -12,13 +12,17 @@ trees - 1 degrees of freedom (Student's t). Nothing private is read.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .core import Claim, Verdict, combine, not_comparable
-from .cormode import MARGIN, NOTEBOOK, PRIVATE_KD, SOURCE, _lowest, _tree_means
+from .cormode import MARGIN, NOTEBOOK, PRIVATE_KD, SOURCE, lowest, tree_means
 from .cormode_findings import TREES, lower, tree_stats
 from .rules import outcome_band, tally
 
 __all__ = ["TIME_MARGIN", "RELATIVE_MARGIN", "CLAIMS"]
+
+#: A table a run did not make (its claims are then not comparable).
+_NONE = pd.DataFrame()
 
 #: Smallest factor of build time an order is read to mean (log2 units).
 TIME_MARGIN = float(np.log2(1.5))
@@ -28,7 +32,7 @@ RELATIVE_MARGIN = float(np.log2(1.1))
 
 
 def _kd_stats(t, value="error"):
-    kd = t["kd_table"]
+    kd = t.get("kd_table", _NONE)
     if kd.empty or kd["tree"].nunique() < 2:
         return None
     return tree_stats(kd, ["epsilon", "shape", "variant"], value)
@@ -70,13 +74,18 @@ def _true_under_one(t):
     return _below(stats, rows, -np.inf, 0.01, lambda k: f"ε {k[0]:g} {k[1]}")
 
 
-def _area(shape: str) -> tuple[float, bool]:
-    w, h = (float(v) for v in shape.strip("()").split(","))
+def _area(shape) -> tuple[float, bool]:
+    """Area of a query shape named "(width,height)" and whether it is a square;
+    (nan, False) for a shape named otherwise."""
+    try:
+        w, h = (float(v) for v in str(shape).strip("()").split(","))
+    except ValueError:
+        return float("nan"), False
     return w * h, w == h
 
 
 def _kd_cell_small(t):
-    kd = t["kd_table"]
+    kd = t.get("kd_table", _NONE)
     if kd.empty or kd["tree"].nunique() < 2:
         return not_comparable("Fig. 5 needs two trees or more per setting")
     kd = kd.assign(error=np.log2(kd["error"].clip(lower=1e-12)))
@@ -102,7 +111,7 @@ def _kd_cell_small(t):
 
 
 def _build_times(t):
-    kd = t["kd_table"]
+    kd = t.get("kd_table", _NONE)
     if kd.empty or kd["tree"].nunique() < 2 or "seconds" not in kd:
         return not_comparable("Fig. 7(a) needs two trees or more per setting")
     trees = kd.groupby(["epsilon", "variant", "tree"])["seconds"].first().reset_index()
@@ -134,10 +143,10 @@ def _build_times(t):
 
 
 def _count_share(t):
-    table = t["share_table"]
+    table = t.get("share_table", _NONE)
     if table.empty:
         return not_comparable("no count-share study in this run")
-    mean, se, trees = _tree_means(table, ["count_share"])
+    mean, se, trees = tree_means(table, ["count_share"])
     shares = [float(v) for v in mean.index]
     biased = [v for v in shares if v > 0.5]
     if not biased or len(shares) < 2:
@@ -148,13 +157,13 @@ def _count_share(t):
         return f"share {v:g}"
 
     parts = {
-        "biased towards counts": _lowest(
+        "biased towards counts": lowest(
             mean, se, trees, best, [v for v in shares if v <= 0.5], label
         )
     }
     near = [v for v in shares if abs(v - 0.7) < 1e-9]
     parts["0.7 for counts the best"] = (
-        _lowest(mean, se, trees, near[0], [v for v in shares if v != near[0]], label)
+        lowest(mean, se, trees, near[0], [v for v in shares if v != near[0]], label)
         if near
         else not_comparable("count share 0.7 not run")
     )

@@ -19,6 +19,7 @@ where it lies outside. Over the settings a claim agrees when every setting holds
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .core import Claim, Verdict, combine, not_comparable
 from .liang_yi import NOTEBOOK, SOURCE, band_outcome, cluster_gap, cluster_median
@@ -26,10 +27,13 @@ from .rules import tally
 
 __all__ = ["CLOSE", "step_gaps", "RULE", "CLAIMS"]
 
+#: A table a run did not make (its claims are then not comparable).
+_NONE = pd.DataFrame()
+
 #: "close to √n times": the ratio over √n within a factor of 1.5.
 CLOSE = (2 / 3, 1.5)
-METRICS = ("max error", "l2 error")
-BASICS = ("GP Basic", "CGP Basic")
+_METRICS = ("max error", "l2 error")
+_BASICS = ("GP Basic", "CGP Basic")
 
 
 def step_gaps(runs, column, value, seed, *, rising: bool) -> list:
@@ -80,13 +84,15 @@ def _sqrt_n_ratio(table, column, seed) -> Verdict:
     """GP Basic's error over CGP Basic's on the same tuple and run, over
     √n_actual, per value of ``column``: inside :data:`CLOSE`."""
     rows, found = [], []
-    for metric in METRICS:
+    if table.empty:
+        return not_comparable("no identity-query runs")
+    for metric in _METRICS:
         paired = table.pivot_table(
             index=[column, "trajectory", "repetition", "n_actual"],
             columns="method",
             values=metric,
         ).reset_index()
-        if not set(BASICS) <= set(paired.columns):
+        if not set(_BASICS) <= set(paired.columns):
             continue
         paired["r"] = paired["GP Basic"] / paired["CGP Basic"]
         paired["r"] /= np.sqrt(paired["n_actual"])
@@ -109,25 +115,31 @@ def _sqrt_n_ratio(table, column, seed) -> Verdict:
 def _fig2(t):
     seed = t["seed"]
     parts = {}
-    for metric in METRICS:
+    for metric in _METRICS:
         parts[f"{metric} falls as ρ grows"] = _trend(
-            t["ident_rho"], BASICS, "rho", metric, seed, rising=False
+            t.get("ident_rho", _NONE), _BASICS, "rho", metric, seed, rising=False
         )
         parts[f"{metric} grows with n"] = _trend(
-            t["ident_n"], BASICS, "n", metric, seed, rising=True
+            t.get("ident_n", _NONE), _BASICS, "n", metric, seed, rising=True
         )
-    parts["GP ≈ √n × CGP at each ρ"] = _sqrt_n_ratio(t["ident_rho"], "rho", seed)
-    parts["GP ≈ √n × CGP at each n"] = _sqrt_n_ratio(t["ident_n"], "n", seed)
+    parts["GP ≈ √n × CGP at each ρ"] = _sqrt_n_ratio(
+        t.get("ident_rho", _NONE), "rho", seed
+    )
+    parts["GP ≈ √n × CGP at each n"] = _sqrt_n_ratio(t.get("ident_n", _NONE), "n", seed)
     return combine(parts)
 
 
 def _hull_rho(t):
     methods = ("CGP PCH", "GP PCH", "CGP Basic", "GP Basic")
-    return _trend(t["hull_rho"], methods, "rho", "jaccard", t["seed"], rising=True)
+    return _trend(
+        t.get("hull_rho", _NONE), methods, "rho", "jaccard", t["seed"], rising=True
+    )
 
 
 def _hull_n_baselines(t):
-    return _trend(t["hull_n"], BASICS, "n", "jaccard", t["seed"], rising=False)
+    return _trend(
+        t.get("hull_n", _NONE), _BASICS, "n", "jaccard", t["seed"], rising=False
+    )
 
 
 #: The rule of every claim here, with the size the default profile gives it.

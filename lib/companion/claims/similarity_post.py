@@ -16,12 +16,16 @@ pairs.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from .core import Claim, Verdict, combine, not_comparable
 from .judges import exact_at_most
 from .rules import band_pvalues, outcomes, tally
 
 __all__ = ["NOTEBOOK", "SOURCE", "NEGLIGIBLE", "CLAIMS"]
+
+#: A table a run did not make (its claims are then not comparable).
+_NONE = pd.DataFrame()
 
 NOTEBOOK = "12_private_similarity_search"
 SOURCE = "SimRand blog post (privacy-preserving similarity search)"
@@ -31,7 +35,7 @@ NEGLIGIBLE = 0.05
 
 
 def _private(t):
-    p = t["privacy"]
+    p = t.get("privacy", {})
     if not p:
         return not_comparable("no privacy check in this run")
     return combine(
@@ -47,7 +51,7 @@ def _private(t):
 
 
 def _unbiased(t):
-    table = t["estimator"]
+    table = t.get("estimator", _NONE)
     if table.empty:
         return not_comparable("no estimator study in this run")
     bias = (table["mean"] - t["theta"]).to_numpy(float)
