@@ -1354,8 +1354,8 @@ def test_gursoy_loss_claim_flips():
     good.loc[good.method == "baseline", "accuracy"] += 0.2125
     verdict = judge(gursoy_tables(rn_table=good))
     assert verdict.why.startswith(
-        f"proposed loses 5-10% {claims.AGREES} (holds on high, "
-        f"low); baseline loss doubled or tripled "
+        f"proposed loses 5-10% {claims.AGREES} (holds on high |X| 25, "
+        f"low |X| 25); baseline loss doubled or tripled "
         f"{claims.INCONCLUSIVE}"
     )
     bad = rn(0.0)  # proposed and baseline both lose 0.4
@@ -1510,7 +1510,7 @@ def test_gursoy_value_bands_use_the_corrected_standard_error():
     assert t4 * s / np.sqrt(5) < 0.017 <= t4 * s * np.sqrt(1 / 5 + 1 / 4)
     verdict = gursoy_claim("Figs. 7-9b")(gursoy_tables(rn_table=pd.DataFrame(rows)))
     assert verdict.why.startswith(f"proposed loses 5-10% {claims.INCONCLUSIVE}")
-    assert "low: 0.067 ± 0.010" in verdict.numbers
+    assert "low |X| 25: 0.067 ± 0.010" in verdict.numbers
 
 
 def test_footing_claims_alike_and_geo_above_dis_tell_right_from_wrong():

@@ -249,6 +249,9 @@ NOT_FROM_THE_RUN = {
     "08_experiments_comparison": {
         "2.5": "the machine's load during the timings of the running-time note"
     },
+    "09_dp_knn_classification": {
+        "1.8": "the scikit-learn release that removed an argument diffprivlib passes"
+    },
     "10_private_spatial_decompositions": {
         "1.63": "the paper's data size (1.63 million road intersections)",
         "0.25": "a benchmark's build time (benchmarks/bench_psd.py), not this run",

@@ -29,6 +29,8 @@ __all__ = [
     "OPEN",
     "PRIVATE_KD",
     "per_tree",
+    "tree_means",
+    "lowest",
     "CLAIMS",
 ]
 
@@ -105,7 +107,7 @@ def _hybrid_best(t):
     return combine(parts)
 
 
-def _tree_means(table, keys):
+def tree_means(table, keys):
     """Mean and standard error over trees of each tree's error averaged over shapes,
     and the fewest trees of a setting."""
     trees = table.groupby(list(keys) + ["tree"])["error"].mean()
@@ -115,7 +117,7 @@ def _tree_means(table, keys):
     return grouped.mean(), grouped.std(ddof=1) / np.sqrt(count), trees
 
 
-def _lowest(mean, se, trees, best, others, label) -> Verdict:
+def lowest(mean, se, trees, best, others, label) -> Verdict:
     """``best`` is the lowest: every other's error above it (an effect shown at
     every comparison, t on trees - 1 degrees of freedom); the rule of
     :mod:`companion.claims.rules` over the comparisons."""
@@ -138,7 +140,7 @@ def _lowest(mean, se, trees, best, others, label) -> Verdict:
 
 
 def _switch_half_way(t):
-    mean, se, trees = _tree_means(t["switch_table"], ["switch"])
+    mean, se, trees = tree_means(t["switch_table"], ["switch"])
     if mean.empty:
         return not_comparable("no switch study in this run")
     levels = [int(v) for v in mean.index]
@@ -146,7 +148,7 @@ def _switch_half_way(t):
     if not half:
         return not_comparable("levels 3 and 4 not run")
     best = min(half, key=lambda v: mean[v])
-    return _lowest(
+    return lowest(
         mean,
         se,
         trees,
@@ -161,9 +163,9 @@ def _quad_opt_deep(t):
     if table.empty:
         return not_comparable("no height comparison in this run")
     deepest = table["height"].max()
-    mean, se, trees = _tree_means(table[table["height"] == deepest], ["variant"])
+    mean, se, trees = tree_means(table[table["height"] == deepest], ["variant"])
     others = [v for v in mean.index if v != "quad-opt"]
-    verdict = _lowest(mean, se, trees, "quad-opt", others, str)
+    verdict = lowest(mean, se, trees, "quad-opt", others, str)
     return verdict.__class__(
         verdict.word, f"height {deepest}: {verdict.why}", verdict.numbers
     )
