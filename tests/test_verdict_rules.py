@@ -91,3 +91,18 @@ def test_badge_colours_are_legible():
     for background, text in display.BADGES.values():
         high, low = sorted((luminance(background), luminance(text)), reverse=True)
         assert (high + 0.05) / (low + 0.05) >= 4.5, background
+
+
+def test_a_chance_hold_beside_a_contradiction_does_not_make_partly():
+    from companion.claims import rules
+
+    # one point at p = 0.03 (alone it would hold), two clearly against the claim:
+    # with opposites present the holds are Holm-adjusted (0.03 x 3 = 0.09): differs
+    found = rules.outcomes([0.03, 0.6, 0.6], [0.9, 0.001, 0.001])
+    assert list(found) == ["level", "opposite", "opposite"]
+    assert rules.tally(found) == "differs"
+    # a hold that survives Holm (0.001 x 3) beside an opposite is partly
+    found = rules.outcomes([0.001, 0.6, 0.6], [0.9, 0.001, 0.001])
+    assert rules.tally(found) == "partly"
+    # without any opposite, every point is tested alone (intersection-union)
+    assert list(rules.outcomes([0.03, 0.04], [0.9, 0.9])) == ["holds", "holds"]

@@ -248,9 +248,11 @@ def outcomes(
     p_hold, p_opposite, alpha: float = ALPHA, some: bool = False
 ) -> np.ndarray:
     """Per point ``holds`` (the claim's test rejects at ``alpha``), ``opposite``
-    (the Holm-adjusted test of the claim rejects) or ``level`` (neither). For a
-    claim on ``some`` point the roles swap: the tests of the claim are
-    Holm-adjusted and those against it are not (all must reject)."""
+    (the Holm-adjusted test of the claim rejects) or ``level`` (neither). Where
+    some point is opposite, the points that hold are Holm-adjusted too, so that a
+    "partly" names parts that hold beyond chance. For a claim on ``some`` point
+    the roles swap: the tests of the claim are Holm-adjusted and those against it
+    are not (all must reject)."""
     p_hold, p_opposite = np.atleast_1d(p_hold), np.atleast_1d(p_opposite)
     if not len(p_hold):
         return np.array([], dtype=object)
@@ -260,6 +262,9 @@ def outcomes(
     else:
         held = p_hold < alpha
         against = (holm(p_opposite) < alpha) & ~held
+        if against.any():  # a part that holds beside one against: Holm on both
+            held = holm(p_hold) < alpha
+            against = (holm(p_opposite) < alpha) & ~held
     return np.where(held, "holds", np.where(against, "opposite", "level"))
 
 
