@@ -135,6 +135,7 @@ CITATIONS = {
     "Liang and Yi": "liang2023", "Lepert": "lepert2022", "Shokri et al.": "shokri2011",
     "Chaudhuri et al.": "chaudhuri2011", "Vaidya et al.": "vaidya2013",
     "Inan et al.": "inan2010", "Nadeau and Bengio": "nadeau2003", "Holm": "holm1979",
+    "Bordenabe et al.": "bordenabe2014", "Chatzikokolakis et al.": "chatzikokolakis2017",
 }
 _CITED = re.compile("|".join(re.escape(n) for n in sorted(CITATIONS, key=len, reverse=True)))
 
