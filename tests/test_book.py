@@ -444,10 +444,14 @@ def test_served_search_ranks_a_heading_first_and_shows_the_chapters_text(site, b
             f"http://127.0.0.1:{server.server_address[1]}"
             "/search.html?q=exponential+mechanism"
         )
-        # a page's result gets a snippet of its text; a function's (kind-object), the
-        # API reference's entry, has none
+        # Sphinx lists the results one by one, 5 ms apart, and fetches each page's
+        # snippet on its own: wait until the list is finished and every page's
+        # result has its snippet (a function's, kind-object, the API reference's
+        # entry, has none)
         page.wait_for_function(
-            "() => document.querySelectorAll('#search-results li').length >= 5 "
+            "() => (document.querySelector('#search-results p.search-summary')"
+            " || {textContent: ''}).textContent.startsWith('Search finished') "
+            "&& document.querySelectorAll('#search-results li').length >= 5 "
             "&& document.querySelectorAll('#search-results li p.context').length"
             " === document.querySelectorAll("
             "'#search-results li:not(.kind-object)').length",
