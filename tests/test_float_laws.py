@@ -182,6 +182,73 @@ def test_turns_beyond_the_floor_are_exact(gap):
     assert _binomial_ok(turns.sum(), n, 1 / (1 + math.exp(z)))
 
 
+def _turns_by_intervals(z, uniform, rng):
+    """Turns beyond the floor drawn one |z| at a time by weighted_pair (interval
+    arithmetic for every draw), in the order turns_beyond_floor promises."""
+    from scipy.special import expit
+
+    turns = uniform < expit(z)
+    where = np.flatnonzero(np.abs(z) > exact_sampling.TURN_Z_FLOOR)
+    size = np.abs(z[where])
+    for value in np.unique(size[np.isfinite(size)]):
+        rows = where[size == value]
+        first = exact_sampling.weighted_pair(1, 1, float(value), rng, rows.size)
+        turns[rows] = first == (z[rows] > 0)
+    turns[where[~np.isfinite(size)]] = z[where[~np.isfinite(size)]] > 0
+    return turns
+
+
+@pytest.mark.parametrize("forced", [False, True])
+def test_turns_beyond_the_floor_equal_the_interval_draws_one_for_one(
+    forced, monkeypatch
+):
+    # forced: a margin of 2^61 leaves every uniform undecided by the float threshold,
+    # so the generator is put back and every turn drawn by the intervals
+    if forced:
+        monkeypatch.setattr(exact_sampling, "_THRESHOLD_MARGIN", 2**61)
+    rng = np.random.default_rng(31)
+    gaps = np.concatenate(
+        [rng.uniform(13.9, 60.0, 300), np.full(50, 14.5), [1e6, 40.0, 40.0]]
+    )
+    z = np.concatenate([gaps * rng.choice([-1.0, 1.0], gaps.size), [np.inf, -3.0]])
+    rng.shuffle(z)
+    uniform = rng.random(z.size)
+    fast, slow = np.random.default_rng(5), np.random.default_rng(5)
+    turns = exact_sampling.turns_beyond_floor(z, uniform, fast)
+    assert np.array_equal(turns, _turns_by_intervals(z, uniform, slow))
+    assert fast.bit_generator.state == slow.bit_generator.state
+
+
+@pytest.mark.parametrize("gamma", [13.9, 20.0, 41.5, 700.0])
+def test_the_float_threshold_decides_as_the_intervals_next_to_it(gamma):
+    import mpmath
+
+    # the exact threshold of weighted_pair(1, 1, gamma): True iff U < p
+    with mpmath.workprec(400):
+        p = 1 / (1 + mpmath.exp(-mpmath.mpf(gamma)))
+        edge = int(mpmath.floor(p * 2**62))
+    margin = exact_sampling._THRESHOLD_MARGIN
+    u = np.array(
+        [0, edge - margin - 4, edge - margin - 1, edge + margin + 2, 2**62 - 1]
+    )
+    # those the float threshold decides (more than the margin away from it)
+    u = u[(u >= 0) & (u < 2**62) & (np.abs(u - edge) > margin)]
+
+    class Fixed:  # a generator whose next 62-bit uniforms are u
+        bit_generator = np.random.default_rng(0).bit_generator
+
+        def integers(self, low, high, size):
+            return u.copy()
+
+    fast = exact_sampling._likely_turns(np.full(u.size, gamma), Fixed())
+    share = lambda iv: 1 / (1 + iv.exp(-iv.mpf(gamma)))  # noqa: E731
+    exact = exact_sampling.bernoulli_from_bounds(
+        exact_sampling.interval_bounds(share), np.random.default_rng(1), u.size, u
+    )
+    assert np.array_equal(fast, exact)
+    assert np.array_equal(fast, u < edge)
+
+
 def test_randomized_response_switches_to_the_exact_keep_above_its_safe_budget():
     keep = float_laws.uniform_below(mechanisms.keep_probability(40.0))
     assert float_laws.binary_loss(keep) == math.inf

@@ -326,7 +326,9 @@ def turns_beyond_floor(z, uniform, rng, skip=None):
     infinite z is certain. Entries in the mask ``skip`` draw nothing (their result
     means nothing). The extra draws come after ``uniform`` from the same ``rng``,
     in order of |z| then position: nothing changes where no entry is beyond the
-    floor.
+    floor. :func:`_likely_turns` decides them with the same uniforms as
+    :func:`weighted_pair` would, without its interval arithmetic in all but
+    about one draw in 2^55.
     """
     from scipy.special import expit
 
@@ -339,10 +341,47 @@ def turns_beyond_floor(z, uniform, rng, skip=None):
         return turns
     where = np.flatnonzero(beyond)
     size = np.abs(z[where])
-    for value in np.unique(size[np.isfinite(size)]):
-        rows = where[size == value]
-        first = weighted_pair(1, 1, float(value), rng, rows.size)
-        turns[rows] = first == (z[rows] > 0)
-    infinite = where[~np.isfinite(size)]
+    finite = np.isfinite(size)
+    # weighted_pair's order: by |z| (each value once), then by position
+    order = np.lexsort((where[finite], size[finite]))
+    rows, gamma = where[finite][order], size[finite][order]
+    turns[rows] = _likely_turns(gamma, rng) == (z[rows] > 0)
+    infinite = where[~finite]
     turns[infinite] = z[infinite] > 0
     return turns
+
+
+#: Units of 2^-62 by which a uniform must clear the float estimate of a turn's
+#: threshold for :func:`_likely_turns` to decide it without interval arithmetic.
+_THRESHOLD_MARGIN = 64
+
+
+def _likely_turns(gamma, rng) -> np.ndarray:
+    """``weighted_pair(1, 1, g, rng, k)`` for each run of ``k`` equal values ``g`` of
+    the ascending ``gamma`` (every g >= 13.86), concatenated: the same draws and the
+    same outcomes, each True with probability ``p = 1 / (1 + e^-g)``, exactly.
+
+    :func:`bernoulli_from_bounds` reads 62 bits u of each uniform and answers True
+    when ``u + 1 <= floor(low 2^62)``, False when ``u >= ceil(high 2^62)``, where
+    ``low <= p <= high`` hold p to 126 bits; both thresholds lie within 3 of
+    ``2^62 - t``, t the float ``(1 - p) 2^62 <= 2^42`` rounded down (its error is
+    below 2^-8). So a u more than :data:`_THRESHOLD_MARGIN` below that gets True and
+    one as far above gets False, as there. A u in between (probability below
+    2^-55) is decided by the interval arithmetic itself: the generator is put back
+    and every value drawn by :func:`weighted_pair`, in the same order.
+    """
+    saved = rng.bit_generator.state
+    u = rng.integers(0, 2**62, size=gamma.size)
+    tail = np.exp(-gamma)
+    tail = np.floor(tail / (1 + tail) * 2.0**62).astype(np.int64)
+    threshold = np.int64(2**62) - tail
+    yes = u < threshold - _THRESHOLD_MARGIN
+    no = u >= threshold + _THRESHOLD_MARGIN
+    if np.all(yes | no):
+        return yes
+    rng.bit_generator.state = saved
+    out = np.empty(gamma.size, dtype=bool)
+    values, starts = np.unique(gamma, return_index=True)
+    for value, start, stop in zip(values, starts, [*starts[1:], gamma.size]):
+        out[start:stop] = weighted_pair(1, 1, float(value), rng, stop - start)
+    return out
