@@ -787,6 +787,32 @@ def test_delta_moves_smaller_delta_costs_more(line):
     assert np.all(moved["ratio"] >= 1)
 
 
+def test_at_composed_budgets_runs_each_variant_at_the_named_budgets():
+    table = thesis_comparison.at_composed_budgets(
+        ["E2", "GS"],
+        [5.0, 20.0],
+        n=64,
+        height=6,
+        n_queries=10,
+        delta_exponent=1.0,
+        seed=3,
+        n_jobs=1,
+        progress=False,
+    )
+    assert sorted(table["variant"].unique()) == ["E2", "GS"]
+    assert sorted(table["d"].unique()) == [1, 2] and len(table) == 8
+    assert (table["tree_height"] == 6).all()
+    # the thesis's accounting of each run composes back to the budget asked for
+    for variant, part in table.groupby("variant"):
+        spec = traversal.parse_variant(variant)
+        for _, row in part.iterrows():
+            composed = traversal.dptt_ledger(
+                np.full(6, row["epsilon"]), "cmp", spec["variant"], spec["splits"]
+            ).epsilon(1 / 64, "thesis")
+            assert composed == pytest.approx(row["epsilon_thesis"], rel=1e-12)
+    assert sorted(table["epsilon_thesis"].round(9).unique()) == [5.0, 20.0]
+
+
 def test_archived_early_stopping_arithmetic():
     synthetic = pd.DataFrame(
         {

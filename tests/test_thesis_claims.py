@@ -389,3 +389,30 @@ def test_geo_with_the_global_sensitivity_is_judged_where_it_was_run():
     # GEO run at other budgets only: nothing in common, nothing interpolated
     moved = geo.assign(geo_epsilon=geo["geo_epsilon"] * 1.5)
     assert judge(t | {"geo_global": moved}).word == claims.NOT_COMPARABLE
+
+
+def test_fig_6_17_on_the_actual_footing_reads_dptt_at_its_exact_pld():
+    judge = claim(COMPARISON, "08 §true")
+    t = cmp({("basic", d): {"top5": UP} for d in (1, 2)})
+    # the actual worst case is below the thesis's charge (a factor 1.4 here)
+    t["sweep"]["epsilon_pld"] = t["sweep"]["epsilon_thesis"] / 1.4
+    assert judge(t).word == claims.NOT_COMPARABLE  # GEO not run at those budgets
+
+    def geo_at(budgets, accuracy):
+        return pd.DataFrame(
+            [
+                {"d": d, "geo_epsilon": e / 1e9, "geo_top5": accuracy}
+                | {"geo_top5_se": 0.001, "geo_raw": accuracy, "geo_raw_se": 0.001}
+                for d in (1, 2)
+                for e in budgets
+            ]
+        )
+
+    actual = BUDGETS / 1.4
+    assert judge(t | {"geo_global_actual": geo_at(actual, 0.01)}).word == claims.AGREES
+    assert judge(t | {"geo_global_actual": geo_at(actual, 0.95)}).word == (
+        claims.DIFFERS
+    )
+    # GEO at the accounted budgets only: no budget in common, nothing interpolated
+    found = judge(t | {"geo_global_actual": geo_at(BUDGETS, 0.01)})
+    assert found.word == claims.NOT_COMPARABLE

@@ -55,7 +55,7 @@ __all__ = [
 #: Every judged claim, by notebook.
 REGISTRY: dict[str, tuple[Claim, ...]] = {
     thesis_distance.NOTEBOOK: thesis_distance.CLAIMS + footings.CLAIMS_07,
-    thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS,
+    thesis_comparison.NOTEBOOK: thesis_comparison.CLAIMS + footings.CLAIMS_08,
     gursoy.NOTEBOOK: gursoy.CLAIMS + gursoy_knn.CLAIMS + gursoy_figures.CLAIMS,
     cormode.NOTEBOOK: cormode.CLAIMS + cormode_findings.CLAIMS + cormode_kd.CLAIMS,
     liang_yi.NOTEBOOK: liang_yi.CLAIMS + liang_yi_figures.CLAIMS,

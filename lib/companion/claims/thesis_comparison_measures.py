@@ -7,7 +7,8 @@ real regions).
 ``t`` is the notebook's tables: ``sweep`` (the grid table), ``geo_global`` (GEO at
 the global sensitivity, :data:`GLOBAL_SENSITIVITY`, at the sweep's ε*, with a ``d``
 column), ``communication`` (the Fig. 6.1 points) and ``n_main`` (the size the
-variants run at).
+variants run at); optionally ``geo_global_actual``, GEO at the global sensitivity at
+basic DP-TT-CMP's actual worst-case budgets (the sweep's ``epsilon_pld``).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ __all__ = [
     "communication_linear",
     "geo_global_curve",
     "dptt_above_global_geo",
+    "dptt_above_global_geo_actual",
     "smaller_database_above",
     "value_at_budget",
     "plateau_at",
@@ -135,6 +137,27 @@ def dptt_above_global_geo(t):
             dptt, geo = cmp_curve(t, "basic", m, d), geo_global_curve(t, d, m)
             parts[f"{d}-D {m}"] = missing(("basic", dptt), ("GEO", geo)) or above(
                 dptt, geo, x_name=X
+            )
+    return combine(parts)
+
+
+def dptt_above_global_geo_actual(t):
+    """Fig. 6.17 at equal actual privacy: basic DP-TT-CMP against its actual
+    worst-case ε (its exact PLD at δ = 1/N, the sweep's ``epsilon_pld``: notebook 08
+    certifies that no pair of queries loses more) above GEO at the global sensitivity
+    run at those ε (``t["geo_global_actual"]``, charged its pure ε), 1-D and 2-D,
+    both metrics."""
+    if t.get("geo_global_actual") is None:
+        return not_comparable("GEO was not run at DP-TT-CMP's actual budgets")
+    geo_t = {"geo_global": t["geo_global_actual"]}
+    parts = {}
+    for d in (1, 2):
+        basic = rows(t["sweep"], dataset="uniform", n=t["n_main"], d=d, variant="basic")
+        for m in ("top5", "raw"):
+            dptt = None if basic.empty else curve(basic, "epsilon_pld", m, name="basic")
+            geo = geo_global_curve(geo_t, d, m)
+            parts[f"{d}-D {m}"] = missing(("basic", dptt), ("GEO", geo)) or above(
+                dptt, geo, x_name="actual ε"
             )
     return combine(parts)
 

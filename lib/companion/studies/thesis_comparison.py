@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from dpnn import accounting
-from dpnn.traversal import dptt_ledger, parse_variant
+from dpnn.traversal import dptt_ledger, epsilon_schedule, parse_variant
 
 from . import thesis
 
@@ -16,6 +16,8 @@ __all__ = [
     "cmp_grid",
     "communication_shares",
     "uniform_geo",
+    "global_geo",
+    "at_composed_budgets",
     "delta_moves",
     "archived_early_stopping",
 ]
@@ -70,6 +72,56 @@ def uniform_geo(n, epsilon_star, sensitivities, n_queries, seed, k=1) -> dict:
         )
         for d in (1, 2)
     }
+
+
+def global_geo(n, budgets, sensitivity, n_queries, seed) -> pd.DataFrame:
+    """GEO at the global ``sensitivity`` run at each composed budget ε* of
+    ``budgets`` (level 1 over radius ``sensitivity / ε*``, so ε* per
+    ``sensitivity``), on uniform data of size ``n``, 1-D and 2-D in one table with a
+    ``d`` column (thesis Fig. 6.17)."""
+    tables = uniform_geo(n, 1.0, [sensitivity / e for e in budgets], n_queries, seed)
+    return pd.concat([part.assign(d=d) for d, part in tables.items()])
+
+
+def at_composed_budgets(
+    variants, budgets, *, n, height, n_queries, delta_exponent, **run
+) -> pd.DataFrame:
+    """Each of ``variants`` on uniform data of size ``n`` in 1-D and 2-D, run at the
+    per-step ε whose composed ε* (the thesis's accounting, δ = N^-delta_exponent) is
+    each of ``budgets``: the sweep that lets a claim compare two variants at budgets
+    both were measured at. ``run`` goes to :func:`thesis.run_grid` (seed, n_jobs,
+    cache_dir, ...)."""
+    delta = n**-delta_exponent
+
+    def per_step(variant, budget):
+        spec = parse_variant(variant)
+        schedule = epsilon_schedule(
+            "constant",
+            height,
+            budget,
+            utility="cmp",
+            variant=spec["variant"],
+            splits=spec["splits"],
+            method="thesis",
+            delta=delta,
+        )
+        return float(schedule[0])
+
+    points = [
+        point
+        for variant in variants
+        for budget in budgets
+        for point in thesis.grid(
+            dataset="uniform",
+            n=n,
+            d=[1, 2],
+            variant=variant,
+            utility="cmp",
+            epsilon=per_step(variant, budget),
+            n_queries=n_queries,
+        )
+    ]
+    return thesis.run_grid(points, delta_exponent=delta_exponent, **run)
 
 
 def _thesis_epsilon(variant, per_step, delta, height):
