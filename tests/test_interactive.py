@@ -92,3 +92,17 @@ def test_accuracy_curves_read_the_cmp_sweep_on_its_composed_budget():
     assert GEO not in curves["1"] and "E8" not in curves["1"]  # not in this sweep
     with pytest.raises(ValueError, match="utility"):
         accuracy_curves(pd.DataFrame(rows), ["basic"], 100, utility="geo")
+
+
+def test_a_grid_slider_indexes_its_values_and_refuses_another():
+    from companion.interactive import controls
+
+    slider = controls.grid_slider(
+        (0.1, 0.5, 2.0), 0.5, title="ε", name="epsilon", width=100
+    )
+    assert (slider.start, slider.end, slider.step, slider.value) == (0, 2, 1, 1)
+    assert slider.format.args["grid"] == [0.1, 0.5, 2.0]
+    with pytest.raises(ValueError, match="value must be one of"):
+        controls.grid_slider((0.1, 0.5), 0.3, title="ε", name="epsilon", width=100)
+    with pytest.raises(ValueError, match="utility must be"):
+        controls.utility_select("geo", 80)

@@ -20,7 +20,6 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJS,
     CustomJSTickFormatter,
-    Div,
     Legend,
     LegendItem,
     Select,
@@ -31,6 +30,7 @@ from bokeh.plotting import figure
 
 from companion.claims.sweeps import METRICS, composed_curve
 
+from . import controls
 from .render import on_ready
 
 __all__ = ["GEO", "accuracy_curves", "accuracy_figure"]
@@ -160,7 +160,7 @@ def accuracy_figure(
         width=300,
         format=CustomJSTickFormatter(code="return (10 ** tick).toPrecision(3);"),
     )
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     callback = CustomJS(
         args={
             "curves": curves,

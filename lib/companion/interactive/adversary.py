@@ -21,8 +21,6 @@ from bokeh.models import (
     ColumnDataSource,
     CustomJS,
     CustomJSTickFormatter,
-    Div,
-    Select,
     Slider,
     Span,
 )
@@ -31,6 +29,7 @@ from bokeh.plotting import figure
 from dpnn.adversary import path_log_law
 
 from .dptt import traversal_tree
+from . import controls
 from .render import on_ready
 
 __all__ = [
@@ -131,32 +130,17 @@ def posterior_figure(
             args={"grid": grid["leaf_x"]}, code="return grid[tick];"
         ),
     )
-    e_slider = Slider(
-        start=0,
-        end=len(POSTERIOR_EPSILONS) - 1,
-        step=1,
-        value=POSTERIOR_EPSILONS.index(epsilon),
-        title="ε per level",
-        name="epsilon",
-        width=150,
-        format=CustomJSTickFormatter(
-            args={"grid": list(POSTERIOR_EPSILONS)}, code="return grid[tick];"
-        ),
+    e_slider = controls.grid_slider(
+        POSTERIOR_EPSILONS, epsilon, title="ε per level", name="epsilon", width=150
     )
-    u_select = Select(
-        title="utility",
-        value=utility.upper(),
-        options=["DIS", "CMP"],
-        name="utility",
-        width=80,
-    )
+    u_select = controls.utility_select(utility, 80)
     x1_slider = Slider(
         start=0, end=100, step=1, value=x1, title="x1", name="x1", width=140
     )
     x2_slider = Slider(
         start=0, end=100, step=1, value=x2, title="x2", name="x2", width=140
     )
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     callback = CustomJS(
         args={
             "grid": grid,

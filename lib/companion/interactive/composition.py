@@ -12,16 +12,14 @@ from bokeh.layouts import column, row
 from bokeh.models import (
     ColumnDataSource,
     CustomJS,
-    CustomJSTickFormatter,
-    Div,
     Select,
-    Slider,
     Span,
 )
 from bokeh.plotting import figure
 
 from dpnn import accounting
 
+from . import controls
 from .render import on_ready
 
 __all__ = [
@@ -141,32 +139,10 @@ def composition_figure(epsilon: float = 0.1, delta: float = 1e-6, k: int = 100):
     fig.legend.label_text_font_size = "11px"
     marker = Span(location=k, dimension="height", line_color=_GREY, line_dash="dotted")
     fig.add_layout(marker)
-    eps_index = COMPOSITION_EPSILONS.index(epsilon)
-    k_index = COMPOSITION_KS.index(k)
-    eps_slider = Slider(
-        start=0,
-        end=len(COMPOSITION_EPSILONS) - 1,
-        step=1,
-        value=eps_index,
-        title="ε per step",
-        name="epsilon",
-        width=300,
-        format=CustomJSTickFormatter(
-            args={"grid": list(COMPOSITION_EPSILONS)}, code="return grid[tick];"
-        ),
+    eps_slider = controls.grid_slider(
+        COMPOSITION_EPSILONS, epsilon, title="ε per step", name="epsilon", width=300
     )
-    k_slider = Slider(
-        start=0,
-        end=len(COMPOSITION_KS) - 1,
-        step=1,
-        value=k_index,
-        title="k",
-        name="k",
-        width=260,
-        format=CustomJSTickFormatter(
-            args={"grid": list(COMPOSITION_KS)}, code="return grid[tick];"
-        ),
-    )
+    k_slider = controls.grid_slider(COMPOSITION_KS, k, title="k", name="k", width=260)
     delta_select = Select(
         title="δ",
         value=f"{delta:.0e}",
@@ -174,7 +150,7 @@ def composition_figure(epsilon: float = 0.1, delta: float = 1e-6, k: int = 100):
         width=100,
         options=[f"{d:.0e}" for d in COMPOSITION_DELTAS],
     )
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     callback = CustomJS(
         args=dict(
             grid=grid,

@@ -16,8 +16,6 @@ from bokeh.layouts import column, row
 from bokeh.models import (
     ColumnDataSource,
     CustomJS,
-    CustomJSTickFormatter,
-    Div,
     Select,
     Slider,
     Span,
@@ -27,6 +25,7 @@ from bokeh.plotting import figure
 from dpnn.adversary import path_log_law, path_nodes, turn_log_probabilities
 from dpnn.trees import build_tree
 
+from . import controls
 from .render import on_ready
 
 __all__ = [
@@ -170,25 +169,10 @@ def dptt_traversal_figure(
         format="0.0",
         width=250,
     )
-    e_slider = Slider(
-        start=0,
-        end=len(TRAVERSAL_EPSILONS) - 1,
-        step=1,
-        value=TRAVERSAL_EPSILONS.index(epsilon),
-        title="ε per level",
-        name="epsilon",
-        width=220,
-        format=CustomJSTickFormatter(
-            args={"grid": list(TRAVERSAL_EPSILONS)}, code="return grid[tick];"
-        ),
+    e_slider = controls.grid_slider(
+        TRAVERSAL_EPSILONS, epsilon, title="ε per level", name="epsilon", width=220
     )
-    u_select = Select(
-        title="utility",
-        value=utility.upper(),
-        options=["DIS", "CMP"],
-        name="utility",
-        width=90,
-    )
+    u_select = controls.utility_select(utility, 90)
     d_select = Select(
         title="Δ (DIS)",
         value=f"{delta:g}",
@@ -196,7 +180,7 @@ def dptt_traversal_figure(
         width=90,
         options=[f"{d:g}" for d in TRAVERSAL_DELTAS],
     )
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     callback = CustomJS(
         args=dict(
             grid=grid,

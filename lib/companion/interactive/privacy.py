@@ -15,7 +15,6 @@ from bokeh.layouts import column, gridplot, row
 from bokeh.models import (
     ColumnDataSource,
     CustomJS,
-    Div,
     Slider,
     Span,
 )
@@ -23,6 +22,7 @@ from bokeh.plotting import figure
 
 from dpnn import mechanisms
 
+from . import controls
 from .render import on_ready
 
 __all__ = [
@@ -119,7 +119,7 @@ def privacy_loss_figure(epsilon: float = 1.0):
         fig.legend.spacing = 0
     tops[2].xaxis.ticker = [0, 1]
     bottoms[2].xaxis.ticker = [0, 1]
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     code = """
 const eps = slider.value;
 const b = 1 / eps;  // Laplace scale, sensitivity 1
@@ -270,7 +270,7 @@ def planar_laplace_figure(
         location=radius_m, dimension="height", line_color="#d62728", line_dash="dotted"
     )
     right.add_layout(r_mark)
-    readout = Div(name="readout", width=720, styles={"font-size": "13px"})
+    readout = controls.readout()
     callback = CustomJS(
         args=dict(
             ux=unit[:, 0].tolist(),
