@@ -22,12 +22,11 @@ from .sweeps import (
     composed_curve,
     measured,
     missing,
-    paired,
     per_metric,
-    release_share,
     rows,
 )
 from .thesis_curves import (
+    regions_above,
     gaps_alike,
     maximum_about,
     metric_gap,
@@ -288,33 +287,6 @@ def dimensions_alike(t, reference="basic", lo=-0.05, hi=0.05):
 
 
 def real_regions(t, best, others, threshold=0.05):
-    """Each of ``best`` above each of ``others`` on each real region, both metrics;
-    a region where one of these variants releases more than ``threshold`` of it is
-    not comparable (a release-size effect)."""
-    sweep, parts = t["sweep"], {}
-    for name in sorted(set(sweep["dataset"]) - {"uniform"}):
-        shares = release_share(sweep, tuple(best) + tuple(others), name)
-        large = {v: s for v, s in shares.items() if s > threshold}
-        if large:
-            parts[name] = not_comparable(
-                "release-size effect: "
-                + ", ".join(
-                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
-                )
-            )
-            continue
-        part = sweep[sweep["dataset"] == name]
-
-        def c(v, m, part=part, name=name):
-            return v, composed_curve(part, v, m, utility="cmp", dataset=name)
-
-        parts[name] = combine(
-            {
-                f"{b} above {v}": per_metric(
-                    lambda m, b=b, v=v: paired(above, c(b, m), c(v, m), x_name=X)
-                )
-                for b in best
-                for v in others
-            }
-        )
-    return combine(parts) if parts else not_comparable("no real region in this run")
+    """Each of ``best`` above each of ``others`` on each real region, both metrics,
+    on ε* (:func:`companion.claims.thesis_curves.regions_above`)."""
+    return regions_above(t, best, others, utility="cmp", x_name=X, threshold=threshold)

@@ -17,6 +17,8 @@ dimensions, shared by the thesis's claims of notebooks 07 and 08.
 * Two **dimensions** (or any two settings) give the same ordering of two
   variants when the difference of their gaps (a difference in differences) lies in
   a band; the four curves come from independent draws.
+* On the **real regions** some variants above others, region by region, unless one
+  of them releases a large share of the region (a release-size effect).
 
 Everything here reads aggregate accuracy tables: no privacy is spent.
 """
@@ -39,6 +41,7 @@ from .rules import (
 )
 
 __all__ = [
+    "regions_above",
     "plateau",
     "plateau_within",
     "maximum_about",
@@ -173,3 +176,40 @@ def gaps_alike(
     d, se = (d1 - d2)[keep], np.hypot(s1, s2)[keep]
     found = outcome_band(d, lo, hi, se)
     return over_range(found, xs[keep], d, se, x_name, len(xs), band=(lo, hi))
+
+
+def regions_above(t, best, others, *, utility, x_name, threshold=0.05):
+    """Each of ``best`` above each of ``others`` on each real region of ``t["sweep"]``
+    against the composed budget (``utility`` "dis": ε*/Δ; "cmp": ε*), both metrics,
+    read by :func:`companion.claims.judges.above`; a region where one of these
+    variants (no other) releases more than ``threshold`` of it is not comparable (a
+    release-size effect)."""
+    from .judges import above
+    from .sweeps import composed_curve, paired, per_metric, release_share
+
+    sweep, parts = t["sweep"], {}
+    for name in sorted(set(sweep["dataset"]) - {"uniform"}):
+        shares = release_share(sweep, tuple(best) + tuple(others), name)
+        large = {v: s for v, s in shares.items() if s > threshold}
+        if large:
+            parts[name] = not_comparable(
+                "release-size effect: "
+                + ", ".join(
+                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
+                )
+            )
+            continue
+
+        def c(v, m, name=name):
+            return v, composed_curve(sweep, v, m, utility=utility, dataset=name)
+
+        parts[name] = combine(
+            {
+                f"{b} above {v}": per_metric(
+                    lambda m, b=b, v=v: paired(above, c(b, m), c(v, m), x_name=x_name)
+                )
+                for b in best
+                for v in others
+            }
+        )
+    return combine(parts) if parts else not_comparable("no real region in this run")

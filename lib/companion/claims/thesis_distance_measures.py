@@ -27,10 +27,9 @@ from .sweeps import (
     missing,
     paired,
     per_metric,
-    release_share,
     value_at,
 )
-from .thesis_curves import plateau_within
+from .thesis_curves import plateau_within, regions_above
 
 __all__ = [
     "X",
@@ -168,35 +167,9 @@ def plateau_at(t, variant, metric, d, lo, hi):
 
 
 def real_regions(t, best, others, threshold=0.05):
-    """Each of ``best`` above each of ``others`` on each real region on ε*/Δ, both
-    metrics; a region where one of these variants (no other) releases more than
-    ``threshold`` of it is not comparable (a release-size effect)."""
-    sweep, parts = t["sweep"], {}
-    for name in sorted(set(sweep["dataset"]) - {"uniform"}):
-        shares = release_share(sweep, tuple(best) + tuple(others), name)
-        large = {v: s for v, s in shares.items() if s > threshold}
-        if large:
-            parts[name] = not_comparable(
-                "release-size effect: "
-                + ", ".join(
-                    f"{v} releases {s:.0%} of the stand-in" for v, s in large.items()
-                )
-            )
-            continue
-
-        def c(v, m, name=name):
-            return v, composed_curve(sweep, v, m, utility="dis", dataset=name)
-
-        parts[name] = combine(
-            {
-                f"{b} above {v}": per_metric(
-                    lambda m, b=b, v=v: paired(above, c(b, m), c(v, m), x_name=X)
-                )
-                for b in best
-                for v in others
-            }
-        )
-    return combine(parts) if parts else not_comparable("no real region in this run")
+    """Each of ``best`` above each of ``others`` on each real region, both metrics,
+    on ε*/Δ (:func:`companion.claims.thesis_curves.regions_above`)."""
+    return regions_above(t, best, others, utility="dis", x_name=X, threshold=threshold)
 
 
 def geo_above_everywhere(t):
