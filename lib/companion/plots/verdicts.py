@@ -7,7 +7,9 @@ band the claim gives it shaded (for an effect that must exist, everything above
 zero), a point that holds filled and one that is opposite crossed, and the panel
 titled by the claim's id in its verdict's colour. A reader sees why: an interval
 inside the band at every budget agrees, one across the band's edge is
-inconclusive, one outside is opposite.
+inconclusive, one outside is opposite. Where a claim's parts give different bands,
+each point's band is shaded under it; past ten named settings they are numbered,
+not named; a claim whose parts lie on different scales can get one panel a part.
 """
 
 from __future__ import annotations
