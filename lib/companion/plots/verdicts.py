@@ -15,6 +15,7 @@ not named; a claim whose parts lie on different scales can get one panel a part.
 from __future__ import annotations
 
 import math
+import textwrap
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -35,19 +36,19 @@ _BAND = "#1b7837"
 _NAMED = 10
 
 
-def _panel(ax, claim_id, verdict, points, subtitle: str = "") -> None:
+def _panel(
+    ax, claim_id, verdict, points, subtitle: str = "", named: int = _NAMED
+) -> None:
     parts = list(dict.fromkeys(p.part for p in points))
     xs = np.array([p.x for p in points])
     if np.all(xs == 0):  # values at named settings: one column per part
         points = [
             type(p)(**{**p.__dict__, "x": float(parts.index(p.part))}) for p in points
         ]
-        if len(parts) > _NAMED:  # too many to name: numbered, in the verdict's order
+        if len(parts) > named:  # too many to name: numbered, in the verdict's order
             ax.set_xlabel(f"{len(parts)} settings", fontsize=7, labelpad=1)
         else:
-            ax.set_xticks(
-                range(len(parts)), [_short(q) for q in parts], fontsize=6, rotation=15
-            )
+            ax.set_xticks(range(len(parts)), [_short(q) for q in parts], fontsize=6)
         ax.set_xlim(-0.6, len(parts) - 0.4)
         parts = [None]
     xs = np.array([p.x for p in points])
@@ -95,13 +96,14 @@ def _panel(ax, claim_id, verdict, points, subtitle: str = "") -> None:
 def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
     """Each point's band as a shaded box around its x (a claim whose parts give
     different bands)."""
-    xs = sorted({p.x for p in points})
-    gap = min(np.diff(xs)) if len(xs) > 1 else 1.0
-    for p in points:
+    xs = np.array(sorted({p.x for p in points}))
+    scaled = np.log10(xs) if logx else xs
+    gap = float(np.diff(scaled).min()) if len(xs) > 1 else 1.0
+    for p in {(p.x, p.lo, p.hi): p for p in points}.values():  # each box once
+        centre = np.log10(p.x) if logx else p.x
+        left, right = centre - 0.4 * gap, centre + 0.4 * gap
         if logx:
-            left, right = p.x / 10**0.2, p.x * 10**0.2
-        else:
-            left, right = p.x - 0.4 * gap, p.x + 0.4 * gap
+            left, right = 10**left, 10**right
         ax.fill_between(
             [left, right],
             max(p.lo, bottom),
@@ -113,9 +115,12 @@ def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
 
 
 def _short(part: str, width: int = 14) -> str:
-    """A part's name short enough for a tick label (its last words)."""
+    """A part's name short enough for a tick label: its first level on at most two
+    lines of ``width`` characters (the last words if longer)."""
     text = part.split(" · ")[0]
-    return text if len(text) <= width else "…" + text[-(width - 1) :]
+    if len(text) > 2 * width:
+        text = "…" + text[-(2 * width - 1) :]
+    return "\n".join(textwrap.wrap(text, width, break_long_words=True)[:2])
 
 
 def _split(points) -> dict:
@@ -133,14 +138,18 @@ def verdict_evidence(
     *,
     split=(),
     interval: str = "90% interval",
+    named: int = _NAMED,
 ):
     """Small multiples of the evidence of every claim of ``ledger`` that has
     measured points (see module), ``columns`` panels a row; a Figure (``None`` if
     no claim has points). A claim whose id is in ``split`` gets one panel per
     top-level part (parts on different scales), the part named under it;
-    ``interval`` names the intervals drawn on the y-axis label."""
+    ``interval`` names the intervals drawn on the y-axis label; past ``named``
+    settings without a budget a panel numbers them instead of naming them."""
     if columns < 1:
         raise ValueError(f"columns must be at least 1, got {columns}")
+    if named < 0:
+        raise ValueError(f"named must be at least 0, got {named}")
     if "evidence" not in ledger.columns:
         raise ValueError("ledger must come from claims.judge (an evidence column)")
     unknown = set(split) - set(ledger["id"])
@@ -164,7 +173,7 @@ def verdict_evidence(
     )
     fig.set_layout_engine("constrained")
     for ax, panel in zip(axes.flat, panels):
-        _panel(ax, *panel)
+        _panel(ax, *panel, named=named)
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_axis_off()
     fig.supxlabel("measured budget or setting of each point", fontsize=9)
