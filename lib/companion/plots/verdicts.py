@@ -1,4 +1,4 @@
-"""The evidence behind a notebook's verdicts (notebooks 07-14).
+"""The evidence behind a notebook's verdicts (notebooks 07-15).
 
 :func:`verdict_evidence` draws one small panel per claim whose verdict rests on
 measured points (a ledger slice from :func:`companion.claims.judge`, its
@@ -101,7 +101,7 @@ def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
     gap = float(np.diff(scaled).min()) if len(xs) > 1 else 1.0
     for p in {(p.x, p.lo, p.hi): p for p in points}.values():  # each box once
         centre = np.log10(p.x) if logx else p.x
-        left, right = centre - 0.4 * gap, centre + 0.4 * gap
+        left, right = centre - 0.5 * gap, centre + 0.5 * gap
         if logx:
             left, right = 10**left, 10**right
         ax.fill_between(
@@ -114,13 +114,11 @@ def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
         )
 
 
-def _short(part: str, width: int = 14) -> str:
-    """A part's name short enough for a tick label: its first level on at most two
-    lines of ``width`` characters (the last words if longer)."""
-    text = part.split(" · ")[0]
-    if len(text) > 2 * width:
-        text = "…" + text[-(2 * width - 1) :]
-    return "\n".join(textwrap.wrap(text, width, break_long_words=True)[:2])
+def _short(part: str, width: int = 11) -> str:
+    """A part's name short enough for a tick label: its first level wrapped at
+    ``width`` characters, its last three lines if longer."""
+    lines = textwrap.wrap(part.split(" · ")[0], width, break_long_words=False)
+    return "\n".join(lines if len(lines) <= 3 else ["…" + lines[-3]] + lines[-2:])
 
 
 def _split(points) -> dict:
