@@ -156,6 +156,7 @@ def _comparable(t):
         f"better at {len(held)} of {len(names)} settings"
         + (f" ({', '.join(held)})" if held else ""),
         "",
+        # each setting's 90% interval; its outcome is the Holm-adjusted test's
         points(names, zero, d, d - half, d + half, better),
     )
     return combine({"at least comparable": comparable, "in many cases better": many})
