@@ -1547,3 +1547,83 @@ def test_footing_claims_alike_and_geo_above_dis_tell_right_from_wrong():
         {"dis_geo": dis_geo([0.1, 0.2, 0.3])}, "top5"
     ).word == ("differs")
     assert footings.geo_above_dis({}, "top5").word == "not comparable"
+
+
+# --- evidence: the points a verdict records are the numbers its tests used -----------
+
+
+def test_cv_better_records_each_mean_with_its_one_sided_t_interval():
+    folds = {"iris": [0.05, 0.06, 0.04, 0.05, 0.07], "wine": [0.1, -0.1, 0.05, 0, 0]}
+    verdict = claims.cv_better(folds, 40, 10)
+    assert [p.part for p in verdict.evidence] == ["iris", "wine"]
+    for p, d in zip(verdict.evidence, folds.values()):
+        # Nadeau and Bengio: se = sqrt((1/5 + 10/40) s^2); t on 4 degrees of freedom
+        se = np.sqrt((1 / 5 + 1 / 4) * np.var(d, ddof=1))
+        half = stats.t.isf(0.05, 4) * se
+        assert (p.x, p.lo, p.hi) == (0.0, 0.0, np.inf)
+        assert (p.value, p.low, p.high) == pytest.approx(
+            (np.mean(d), np.mean(d) - half, np.mean(d) + half)
+        )
+    # iris's interval lies above zero (holds); wine's straddles it (level)
+    assert [p.outcome for p in verdict.evidence] == ["holds", "level"]
+    assert verdict.evidence[0].low > 0 > verdict.evidence[1].low
+
+
+def test_gursoy_loss_records_each_loss_and_ratio_in_its_band():
+    good = rn(0.0)
+    good.loc[good.method == "proposed", "accuracy"] += 0.325
+    good.loc[good.method == "baseline", "accuracy"] += 0.2125
+    verdict = gursoy_claim("Figs. 7-9b")(gursoy_tables(rn_table=good))
+    loss = [p for p in verdict.evidence if p.part.startswith("proposed loses")]
+    assert [p.part for p in loss] == [
+        "proposed loses 5-10% · high |X| 25",
+        "proposed loses 5-10% · low |X| 25",
+    ]
+    # per fold the loss is 0.9 - (0.825 + wobble): mean 0.075, corrected se of the
+    # wobble, t on 4 degrees of freedom
+    half = stats.t.isf(0.05, 4) * np.sqrt((1 / 5 + 1 / 4) * np.var(WOBBLE, ddof=1))
+    for p in loss:
+        assert (p.lo, p.hi, p.outcome) == (0.05, 0.10, "holds")
+        assert (p.value, p.low, p.high) == pytest.approx(
+            (0.075, 0.075 - half, 0.075 + half)
+        )
+    ratios = [p for p in verdict.evidence if p.part.startswith("baseline")]
+    assert {(p.lo, p.hi) for p in ratios} == {(2.0, 3.0)}
+    assert [p.value for p in ratios] == pytest.approx([2.5, 2.5])  # 0.1875 / 0.075
+
+
+def test_gursoy_superlinear_records_each_steps_tested_excess_over_one():
+    verdict = gursoy_claim("Fig. 11")(gursoy_tables(conversion_table=rmse_sweep(2.0)))
+    found = {(p.part, p.x): p for p in verdict.evidence}
+    # slope 2 at the steps from 0.01 and 0.05 (claimed above 1: effect 2 - 1), 0.5
+    # from 0.1 (claimed below 1: effect 1 - 0.5)
+    low = found["super-linear at ε̂ ≤ 0.05 · low interactive", 0.05]
+    high = found["not super-linear above · low interactive", 0.1]
+    assert low.value == pytest.approx(1.0) and high.value == pytest.approx(0.5)
+    assert {(p.lo, p.hi) for p in verdict.evidence} == {(0.0, np.inf)}
+    assert all(p.low > 0 and p.outcome == "holds" for p in verdict.evidence)
+
+
+def test_liang_yi_ordering_records_the_median_gap_and_its_bootstrap_interval():
+    table = knn_runs(2.0)
+    tables = {"knn_k": table, "hull_n": pd.DataFrame(columns=["n", "method"])}
+    verdicts = claims.judge("11_concentrated_geo_privacy", **tables, seed=0)
+    points = verdicts.loc[0, "evidence"]
+    assert [p.part for p in points] == [
+        "CGP PNN below CGP Basic",
+        "GP PNN below GP Basic",
+    ]
+    for p, (a, b) in zip(points, [("CGP PNN", "CGP Basic"), ("GP PNN", "GP Basic")]):
+        gap, low, high = claims.median_gap(table, a, b, "error", seed=0)
+        assert (p.value, p.low, p.high) == (gap, low, high)
+        assert (p.lo, p.hi, p.outcome) == (0.0, np.inf, "holds")
+
+
+def test_similarity_ties_record_each_difference_with_its_90_percent_interval():
+    judge = claims.ledger.REGISTRY["12_private_similarity_search"][0].judge
+    verdict = judge({"recall": recall_rows(0.0, 0.005), "win_margin": 0.02})
+    (p,) = verdict.evidence  # epsilon 1 only (the claim reads epsilon <= 2)
+    half = stats.norm.isf(0.05) * np.hypot(0.005, 0.005)
+    assert (p.part, p.x, p.value) == ("α 0.5π k 16", 1.0, pytest.approx(0.0))
+    assert (p.low, p.high) == pytest.approx((-half, half))
+    assert (p.lo, p.hi, p.outcome) == (-0.02, 0.02, "holds")

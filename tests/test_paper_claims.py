@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from companion import claims
 from companion.claims import (
@@ -478,3 +479,59 @@ def test_simrand_privacy_and_unbiasedness():
     assert judged(similarity_post, words, estimator=noisy, theta=1.0) == (
         claims.INCONCLUSIVE
     )
+
+
+def test_liang_yi_figures_record_each_step_and_ratio_with_its_interval():
+    from companion.claims.liang_yi import cluster_gap, cluster_median
+
+    ident_n = identity([1000, 5000], "n", lambda s: s)
+    ident_n["rho"] = 5e-4
+    verdict = claim(liang_yi_figures, "Both algorithms have smaller error").judge(
+        {"ident_n": ident_n, "seed": 0}
+    )
+    by = {(p.part, p.x): p for p in verdict.evidence}
+    # the step n 1000 -> 5000 of GP Basic's max error: the rise of the medians and
+    # its cluster bootstrap interval, drawn at the step's end
+    gp = ident_n[ident_n["method"] == "GP Basic"]
+    step = cluster_gap(gp[gp["n"] == 1000], gp[gp["n"] == 5000], "max error", seed=0)
+    p = by["max error grows with n · GP Basic", 5000.0]
+    assert (p.value, p.low, p.high) == step
+    assert (p.lo, p.hi, p.outcome) == (0.0, np.inf, "holds")
+    # GP over CGP over √n at n = 1000: exactly 1 in every run
+    ratio = by["GP ≈ √n × CGP at each n · max error", 1000.0]
+    paired = ident_n[ident_n["n"] == 1000].pivot_table(
+        index=["trajectory", "repetition"], columns="method", values="max error"
+    )
+    r = paired["GP Basic"] / paired["CGP Basic"] / np.sqrt(1000)
+    trajectories = paired.index.get_level_values("trajectory")
+    assert (ratio.value, ratio.low, ratio.high) == pytest.approx(
+        cluster_median(r.to_numpy(), trajectories, seed=0)
+    )
+    assert ratio.value == pytest.approx(1.0)
+    assert (ratio.lo, ratio.hi, ratio.outcome) == (2 / 3, 1.5, "holds")
+
+
+def test_simrand_unbiasedness_records_each_bias_in_its_own_band():
+    estimator = pd.DataFrame(
+        {
+            "k": [16, 64],
+            "epsilon": [4.0, 4.0],
+            "mean": [1.001, 1.5],
+            "se": [0.01, 0.02],
+            "std_theory": [2.0, 4.0],
+        }
+    )
+    verdict = claim(similarity_post, "unbiased estimator").judge(
+        {"estimator": estimator, "theta": 1.0}
+    )
+    z = stats.norm.isf(0.05)
+    expected = [
+        (16.0, 0.001, 0.01, 0.1, "holds"),  # band ±0.05 x 2
+        (64.0, 0.5, 0.02, 0.2, "opposite"),  # band ±0.05 x 4: 0.5 outside
+    ]
+    for p, (x, bias, se, band, outcome) in zip(verdict.evidence, expected):
+        assert (p.part, p.x, p.outcome) == ("ε 4", x, outcome)
+        assert (p.value, p.low, p.high) == pytest.approx(
+            (bias, bias - z * se, bias + z * se)
+        )
+        assert (p.lo, p.hi) == pytest.approx((-band, band))

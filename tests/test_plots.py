@@ -250,6 +250,43 @@ def test_verdict_evidence_draws_one_panel_per_claim_with_points():
         plots.verdict_evidence(ledger.drop(columns="evidence"))
 
 
+def test_verdict_evidence_splits_parts_and_shades_each_points_band():
+    from matplotlib.collections import PolyCollection
+
+    from companion.claims.core import Point, combine
+
+    rise = Point("", 10.0, 2.0e6, 1.5e6, 2.5e6, 0.0, np.inf, "holds")
+    ratio = Point("", 10.0, 1.0, 0.9, 1.1, 2 / 3, 1.5, "holds")
+    verdict = combine(
+        {
+            "falls": claims_verdict(rise),
+            "close": claims_verdict(ratio),
+        }
+    )
+    ledger = pd.DataFrame(
+        {"id": ["F"], "verdict": [verdict.word], "evidence": [verdict.evidence]}
+    )
+    fig = plots.verdict_evidence(ledger, split=["F"], interval="95% interval")
+    shown = [ax for ax in fig.axes if ax.has_data()]
+    assert [ax.get_xlabel() for ax in shown] == ["falls", "close"]
+    # the ratio's panel is on its own scale: its band (2/3 to 1.5) fills it
+    assert shown[1].get_ylim()[1] < 2
+    plt.close(fig)
+    fig = plots.verdict_evidence(ledger)  # one panel: each point's own band
+    (ax,) = [ax for ax in fig.axes if ax.has_data()]
+    shaded = [c for c in ax.collections if isinstance(c, PolyCollection)]
+    assert len(shaded) == 2  # a shaded band under each point
+    plt.close(fig)
+    with pytest.raises(ValueError, match="split"):
+        plots.verdict_evidence(ledger, split=["G"])
+
+
+def claims_verdict(point):
+    from companion.claims.core import Verdict
+
+    return Verdict("agrees", "", "", (point,))
+
+
 def test_adversary_panels_name_their_footing_and_the_certified_bound():
     fig = plots.inference_error_panel(
         [2.0, 8.0], {"GEO": [0.25, 0.17]}, 0.27, xlabel="actual worst-case ε"

@@ -29,7 +29,7 @@ import numpy as np
 from .core import Claim, Verdict, combine, not_comparable
 from .gursoy_measures import corrected_se, fold_differences, per_fold, ratio
 from .judges import cv_better
-from .rules import outcome_band, outcome_exists, tally
+from .rules import critical, outcome_band, outcome_exists, points, tally
 
 __all__ = [
     "NOTEBOOK",
@@ -105,7 +105,7 @@ def _loss(t):
     outcomes = outcome_band(
         [m for _, m, _ in values], 0.05, 0.10, [s for *_, s in values], df=df
     )
-    parts["proposed loses 5-10%"] = _by_dataset(outcomes, values)
+    parts["proposed loses 5-10%"] = _by_dataset(outcomes, values, df, (0.05, 0.10))
     for other in ("baseline", "PrivBayes"):
         found = _loss_parts(t, other)
         if not found:
@@ -125,12 +125,15 @@ def _loss(t):
         outcomes = outcome_band(
             [r for _, r, _ in values], 2.0, 3.0, [s for *_, s in values], df=df
         )
-        parts[f"{other} loss doubled or tripled"] = _by_dataset(outcomes, values)
+        parts[f"{other} loss doubled or tripled"] = _by_dataset(
+            outcomes, values, df, (2.0, 3.0)
+        )
     return combine(parts)
 
 
-def _by_dataset(outcomes, values) -> Verdict:
-    """The counting rule of :func:`.rules.over_range` over datasets (not budgets)."""
+def _by_dataset(outcomes, values, df, band) -> Verdict:
+    """The counting rule of :func:`.rules.over_range` over datasets (not budgets);
+    the evidence is each value with its 90% t interval on ``df`` in ``band``."""
     names = np.array([k for k, *_ in values], dtype=object)
     where = "; ".join(
         f"{o} on {', '.join(names[outcomes == o])}"
@@ -138,12 +141,17 @@ def _by_dataset(outcomes, values) -> Verdict:
         if np.any(outcomes == o)
     )
     numbers = ", ".join(f"{k}: {m:.3f} ± {s:.3f}" for k, m, s in values)
-    return _count(outcomes, where, numbers)
+    means = np.array([m for _, m, _ in values])
+    half = critical(df) * np.array([s for *_, s in values])
+    evidence = points(
+        names, np.zeros(len(names)), means, means - half, means + half, outcomes, band
+    )
+    return _count(outcomes, where, numbers, evidence)
 
 
-def _count(outcomes, where: str, numbers: str) -> Verdict:
+def _count(outcomes, where: str, numbers: str, evidence: tuple = ()) -> Verdict:
     """The verdict of :func:`companion.claims.rules.tally` over datasets or steps."""
-    return Verdict(tally(outcomes), where, numbers)
+    return Verdict(tally(outcomes), where, numbers, evidence)
 
 
 def _conversion_family(t, high: bool, better: str, worse: str):
@@ -182,7 +190,7 @@ def _avre_at_one(t):
     outcomes = outcome_band(
         [m for _, m, _ in values], -np.inf, 20.0, [s for *_, s in values], df=df
     )
-    return _by_dataset(outcomes, values)
+    return _by_dataset(outcomes, values, df, (-np.inf, 20.0))
 
 
 def _superlinear(t):
@@ -211,6 +219,7 @@ def _superlinear(t):
                     corrected_se(slopes),
                     lo,
                     len(slopes) - 1,
+                    f"{name} {method}",
                 )
                 (low if lo <= 0.05 + 1e-12 else above).append(row)
     parts = {}
@@ -225,11 +234,14 @@ def _superlinear(t):
         errors = np.array([r[2] for r in rows])
         df = min(r[4] for r in rows)
         outcomes = outcome_exists(sign * (slopes - 1), errors, margin=SLOPE, df=df)
-        parts[part] = _steps(outcomes, rows)
+        parts[part] = _steps(outcomes, rows, sign * (slopes - 1), critical(df) * errors)
     return combine(parts)
 
 
-def _steps(outcomes, rows) -> Verdict:
+def _steps(outcomes, rows, effects, half) -> Verdict:
+    """The verdict over steps; the evidence is each step's tested effect (the slope's
+    excess over 1, its sign flipped where a slope below 1 is claimed) at its lower
+    ε̂, with its 90% t interval ``effects ± half``, against zero."""
     names = np.array([r[0] for r in rows], dtype=object)
     numbers = "slope of log RMSE in log(1/ε̂): " + ", ".join(
         f"{r[0]}: {r[1]:.2f} ± {r[2]:.2f}" for r in rows
@@ -244,7 +256,11 @@ def _steps(outcomes, rows) -> Verdict:
         for o in ("holds", "opposite", "level")
         if np.any(outcomes == o)
     )
-    return _count(outcomes, where, numbers)
+    xs = [r[3] for r in rows]
+    evidence = points(
+        [r[5] for r in rows], xs, effects, effects - half, effects + half, outcomes
+    )
+    return _count(outcomes, where, numbers, evidence)
 
 
 CLAIMS = (

@@ -21,7 +21,16 @@ from .gursoy import CV, NOTEBOOK, SOURCE
 from .gursoy_measures import corrected_se, fold_differences, per_fold, ratio
 from .inference import outcome_at
 from .judges import cv_better
-from .rules import MARGIN, band_pvalues, exists_pvalues, outcomes, tally
+from .rules import (
+    ALPHA,
+    MARGIN,
+    band_pvalues,
+    critical,
+    exists_pvalues,
+    outcomes,
+    points,
+    tally,
+)
 
 __all__ = [
     "NEAR_CHANCE",
@@ -54,8 +63,10 @@ def banana_role() -> str | None:
     return None
 
 
-def _settings(outcome, names, means, errors, hold) -> Verdict:
-    """The verdict of per-setting outcomes, with where each outcome was found."""
+def _settings(outcome, names, means, errors, hold, tested, band) -> Verdict:
+    """The verdict of per-setting outcomes, with where each outcome was found; its
+    evidence per setting the value its test used with that test's interval
+    (``tested``: pairs of value and half-width), in ``band``."""
     numbers = "; ".join(
         f"{k}: mean {m:+.3f} ± {e:.3f}, one-sided p {p:.3f}"
         for k, m, e, p in zip(names, means, errors, hold)
@@ -65,7 +76,11 @@ def _settings(outcome, names, means, errors, hold) -> Verdict:
         for o in ("holds", "opposite", "level")
         if np.any(outcome == o)
     )
-    return Verdict(tally(outcome), why, numbers)
+    value, half = (np.asarray(v, float).reshape(-1) for v in zip(*tested))
+    evidence = points(
+        names, np.zeros(len(names)), value, value - half, value + half, outcome, band
+    )
+    return Verdict(tally(outcome), why, numbers, evidence)
 
 
 def _to_chance(t):
@@ -102,7 +117,13 @@ def _to_chance(t):
         {
             "falls as |X| grows": cv_better(falls, *ratio(rn)),
             "near chance at the largest |X|": _settings(
-                found, names, means, errors, hold
+                found,
+                names,
+                means,
+                errors,
+                hold,
+                list(zip(means, critical(df) * errors)),
+                (-np.inf, NEAR_CHANCE),
             ),
         }
     )
@@ -140,7 +161,7 @@ def _avre_below_30(t):
     if table.empty:
         return not_comparable("ε̂ = 0.5 and 1 not run")
     folds = per_fold(table, ["dataset", "epsilon_hat"], "avre")
-    names, means, errors, hold, against = [], [], [], [], []
+    names, means, errors, hold, against, half = [], [], [], [], [], []
     for (name, eps), part in folds.groupby(level=[0, 1]):
         tests = []
         for method in ("interactive", "non-interactive"):
@@ -150,13 +171,16 @@ def _avre_below_30(t):
             h, a = band_pvalues(
                 [v.mean()], -np.inf, AVRE_BOUND, [corrected_se(v)], df=len(v) - 1
             )
-            tests.append((method, v.mean(), corrected_se(v), h[0], a[0]))
+            tests.append((method, v.mean(), corrected_se(v), h[0], a[0], len(v) - 1))
         if not tests:
             continue
         best = min(tests, key=lambda r: r[1])
         names.append(f"{name} ε̂ {eps:g} ({best[0]})")
         means.append(best[1])
         errors.append(best[2])
+        # the test that decided: the smaller p, at the Bonferroni level over the two
+        low = min(tests, key=lambda r: r[3])
+        half.append((low[1], critical(low[5], ALPHA / len(tests)) * low[2]))
         # at least one of the two: Bonferroni over the two for the claim, both shown
         # above the bound against it
         hold.append(min(1.0, len(tests) * min(r[3] for r in tests)))
@@ -164,7 +188,7 @@ def _avre_below_30(t):
     if not names:
         return not_comparable("fewer than two folds")
     found = outcomes(hold, against)
-    return _settings(found, names, means, errors, hold)
+    return _settings(found, names, means, errors, hold, half, (-np.inf, AVRE_BOUND))
 
 
 def _rmse_agrees(t):
@@ -177,7 +201,7 @@ def _rmse_agrees(t):
     # non-interactive conversion is the better one
     by_r = fold_differences(avre, "non-interactive", "interactive", higher=False)
     by_k = fold_differences(rmse, "non-interactive", "interactive", higher=False)
-    names, means, errors, hold, against = [], [], [], [], []
+    names, means, errors, hold, against, half = [], [], [], [], [], []
     for key, d in by_r.items():
         if key not in by_k:
             continue
@@ -193,13 +217,14 @@ def _rmse_agrees(t):
         names.append(f"{key} ({better} lower AvRE)")
         means.append(k.mean())
         errors.append(corrected_se(k))
+        half.append((k.mean(), critical(len(k) - 1) * corrected_se(k)))
         hold.append(float(h))
         # against: the reverse order shown in k
         against.append(float(exists_pvalues(-k.mean(), corrected_se(k), 1.0, df)[0]))
     if not names:
         return not_comparable("Fig. 10 shows no order at any setting of this run")
     found = outcomes(hold, against)
-    return _settings(found, names, means, errors, hold)
+    return _settings(found, names, means, errors, hold, half, (0.0, np.inf))
 
 
 def _banana(t):
@@ -219,7 +244,9 @@ def _banana(t):
     if not family:
         return not_comparable("fewer than two folds")
     verdict = cv_better(family, *ratio(table))
-    return Verdict(verdict.word, f"on {name}: {verdict.why}", verdict.numbers)
+    return Verdict(
+        verdict.word, f"on {name}: {verdict.why}", verdict.numbers, verdict.evidence
+    )
 
 
 CLAIMS = (

@@ -12,7 +12,17 @@ from .core import Claim, Verdict, combine, not_comparable
 from .gursoy import CV, NOTEBOOK, SOURCE
 from .gursoy_measures import corrected_se, estimates, fold_differences, per_fold
 from .inference import outcome_at
-from .rules import MARGIN, exists_pvalues, outcome_band, outcomes, over_range, tally
+from .rules import (
+    ALPHA,
+    MARGIN,
+    critical,
+    exists_pvalues,
+    outcome_band,
+    outcomes,
+    over_range,
+    points,
+    tally,
+)
 
 __all__ = ["POOR", "CLAIMS"]
 
@@ -30,7 +40,7 @@ def _baseline_poor(t):
     for name, part in folds.groupby(level=0):
         chance = t["chance"][name]
         rows = [
-            (f"ε {e:g} k {k}", v.mean() - chance, corrected_se(v), len(v) - 1)
+            (f"ε {e:g} k {k}", v.mean() - chance, corrected_se(v), len(v) - 1, e, k)
             for (_, e, k), v in part["baseline"].groupby(level=[0, 1, 2])
             if len(v) > 1
         ]
@@ -43,6 +53,16 @@ def _baseline_poor(t):
         x = np.arange(1, len(rows) + 1, dtype=float)
         word = over_range(found, x, excess, errors, "setting", len(rows), df=df).word
         largest = int(np.argmax(excess))
+        half = critical(df) * errors
+        evidence = points(
+            [f"k {r[5]}" for r in rows],
+            [r[4] for r in rows],
+            excess,
+            excess - half,
+            excess + half,
+            found,
+            (-1.0, POOR),
+        )
         parts[name] = Verdict(
             word,
             f"within {POOR} of chance at "
@@ -50,6 +70,7 @@ def _baseline_poor(t):
             f"of {len(rows)} settings",
             f"largest excess over chance {excess[largest]:+.3f} ± "
             f"{errors[largest]:.3f} at {rows[largest][0]}",
+            evidence,
         )
     return combine(parts) if parts else not_comparable("fewer than two folds")
 
@@ -67,7 +88,7 @@ def _beats_privbayes(t):
             names, means, errors, df = estimates(family)
             hold, against = exists_pvalues(means, errors, MARGIN, df)
             for k, m, e, h, a in zip(names, means, errors, hold, against):
-                tests.setdefault(k, {})[method] = (m, e, h, a)
+                tests.setdefault(k, {})[method] = (m, e, h, a, df)
     if not tests:
         return not_comparable("ε = 1 and 2 not run with PrivBayes")
     settings = sorted(tests)
@@ -76,6 +97,14 @@ def _beats_privbayes(t):
     hold = [min(1.0, 2 * min(v[2] for v in tests[k].values())) for k in settings]
     against = [max(v[3] for v in tests[k].values()) for k in settings]
     found = outcomes(hold, against)
+    # evidence: per setting the method with the smaller p, its interval at the
+    # Bonferroni level (one-sided ALPHA / 2, on df) the claim's test used
+    best = [min(tests[k].values(), key=lambda v: v[2]) for k in settings]
+    value = np.array([v[0] for v in best])
+    half = np.array([critical(v[4], ALPHA / 2) * v[1] for v in best])
+    evidence = points(
+        settings, np.zeros(len(settings)), value, value - half, value + half, found
+    )
     numbers = "; ".join(
         f"{k} {m}: mean {v[0]:+.3f} ± {v[1]:.3f}, one-sided p {v[2]:.3f}"
         for k in settings
@@ -86,7 +115,7 @@ def _beats_privbayes(t):
         for o in ("holds", "opposite", "level")
         if np.any(found == o)
     )
-    return Verdict(tally(found), why, numbers)
+    return Verdict(tally(found), why, numbers, evidence)
 
 
 def _comparable(t):
@@ -113,16 +142,22 @@ def _comparable(t):
     # setting shown short of the margin.
     better = outcomes(*exists_pvalues(d, se, MARGIN, df), some=True)
     held = [k for k, f in zip(names, better) if f == "holds"]
+    half = critical(df) * se
+    zero = np.zeros(len(names))
     comparable = Verdict(
         tally(level),
         f"not worse by {MARGIN} shown at {int(np.sum(level == 'holds'))} of "
         f"{len(names)} settings, worse at {int(np.sum(level == 'opposite'))}",
         numbers,
+        points(names, zero, d, d - half, d + half, level, (-MARGIN, np.inf)),
     )
     many = Verdict(
         tally(better, some=True),
         f"better at {len(held)} of {len(names)} settings"
         + (f" ({', '.join(held)})" if held else ""),
+        "",
+        # each setting's 90% interval; its outcome is the Holm-adjusted test's
+        points(names, zero, d, d - half, d + half, better),
     )
     return combine({"at least comparable": comparable, "in many cases better": many})
 

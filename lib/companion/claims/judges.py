@@ -36,6 +36,7 @@ from .rules import (
     outcome_exists,
     outcomes,
     over_range,
+    points,
     tally,
 )
 
@@ -205,7 +206,9 @@ def cv_better(
     degrees of freedom: a setting holds where it rejects "A not better" at
     ``alpha`` (every setting must: an intersection-union test, uncorrected), is
     opposite where the Holm-adjusted test of "A better by at least ``margin``"
-    rejects, level otherwise; the verdict is :func:`tally`'s.
+    rejects, level otherwise; the verdict is :func:`tally`'s. Its evidence is each
+    setting's mean difference with the one-sided test's interval (mean ± the t
+    quantile at ``1 - alpha`` times the corrected error), a point per setting.
     """
     if not differences:
         raise ValueError("differences must name at least one dataset or budget")
@@ -240,4 +243,8 @@ def cv_better(
     if word == INCONCLUSIVE:
         small = detectable(errors, min(dfs))
         why += f"; smallest effect detectable at every setting {small:.3g}"
-    return Verdict(word, why, numbers)
+    half = np.array([critical(f, alpha) * e for e, f in zip(errors, dfs)])
+    evidence = points(
+        names, np.zeros(len(names)), means, means - half, means + half, found
+    )
+    return Verdict(word, why, numbers, evidence)

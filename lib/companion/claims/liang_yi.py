@@ -12,6 +12,8 @@ contradicted where it excludes zero the other way, and is inconclusive otherwise
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from .core import (
@@ -19,6 +21,7 @@ from .core import (
     DIFFERS,
     INCONCLUSIVE,
     Claim,
+    Point,
     Verdict,
     combine,
     not_comparable,
@@ -105,8 +108,10 @@ def band_outcome(low: float, high: float, lo: float, hi: float) -> str:
     return "level"
 
 
-def _ordering(runs, better, worse, value, seed, higher=False) -> Verdict:
-    """``better``: lower median ``value`` than ``worse`` (higher if ``higher``)."""
+def _ordering(runs, better, worse, value, seed, higher=False, x=0.0) -> Verdict:
+    """``better``: lower median ``value`` than ``worse`` (higher if ``higher``); the
+    evidence is the gap of medians in the claim's direction with its 95% cluster
+    bootstrap interval, at setting ``x``, against zero."""
     methods = set(runs["method"])
     if not {better, worse} <= methods or runs["trajectory"].nunique() < 2:
         return not_comparable(
@@ -117,11 +122,13 @@ def _ordering(runs, better, worse, value, seed, higher=False) -> Verdict:
     numbers = (
         f"{high_side} − {low_side} median {value}: {gap:+.3g} [{low:+.3g}, {high:+.3g}]"
     )
+    outcome = band_outcome(low, high, 0.0, np.inf)
+    evidence = (Point("", float(x), gap, low, high, 0.0, np.inf, outcome),)
     if low > 0:
-        return Verdict(AGREES, "", numbers)
+        return Verdict(AGREES, "", numbers, evidence)
     if high < 0:
-        return Verdict(DIFFERS, "reversed beyond the interval", numbers)
-    return Verdict(INCONCLUSIVE, "the interval straddles zero", numbers)
+        return Verdict(DIFFERS, "reversed beyond the interval", numbers, evidence)
+    return Verdict(INCONCLUSIVE, "the interval straddles zero", numbers, evidence)
 
 
 def _at(table, column, pick):
@@ -159,12 +166,24 @@ def _gp_basic_worst(t):
         parts[f"k = {k}"] = combine(
             {
                 f"{m} below GP Basic": _ordering(
-                    at_k, m, "GP Basic", "error", t["seed"]
+                    at_k, m, "GP Basic", "error", t["seed"], x=float(k)
                 )
                 for m in ("CGP Basic", "GP PNN", "CGP PNN")
             }
         )
-    return combine(parts) if parts else not_comparable("no k-NN runs")
+    return (
+        _by_method(combine(parts), keep=0) if parts else not_comparable("no k-NN runs")
+    )
+
+
+def _by_method(verdict: Verdict, keep: int = -1) -> Verdict:
+    """``verdict`` with its points named by one level of their part names only
+    (``keep``: the last, or the first; the setting is their ``x``), so that a
+    figure draws one series a method."""
+    evidence = tuple(
+        replace(p, part=p.part.split(" · ")[keep]) for p in verdict.evidence
+    )
+    return replace(verdict, evidence=evidence)
 
 
 def _pch_stays_high(t):
@@ -176,7 +195,7 @@ def _pch_stays_high(t):
         return not_comparable("one tuple size in this profile")
     parts = {}
     for m in ("CGP PCH", "GP PCH"):
-        found, numbers = [], []
+        found, numbers, evidence = [], [], []
         for n in sizes:
             runs = hull[(hull["n"] == n) & (hull["method"] == m)]
             if runs["trajectory"].nunique() < 2:
@@ -186,6 +205,7 @@ def _pch_stays_high(t):
             )
             found.append(band_outcome(low, high, HIGH, 1.0))
             numbers.append(f"n {n:g}: {med:.3f} [{low:.3f}, {high:.3f}]")
+            evidence.append(Point("", float(n), med, low, high, HIGH, 1.0, found[-1]))
         if not found:
             parts[f"{m} high at every n"] = not_comparable(f"{m} not run")
             continue
@@ -195,6 +215,7 @@ def _pch_stays_high(t):
             f"interval above {HIGH} at {int(np.sum(found == 'holds'))} of "
             f"{len(found)} n, below at {int(np.sum(found == 'opposite'))}",
             "median Jaccard [95% interval] " + ", ".join(numbers),
+            tuple(evidence),
         )
     for m in ("CGP PCH", "GP PCH"):
         parts[f"{m} above CGP Basic at every n"] = combine(
@@ -206,11 +227,12 @@ def _pch_stays_high(t):
                     "jaccard",
                     t["seed"],
                     higher=True,
+                    x=float(n),
                 )
                 for n in sizes
             }
         )
-    return combine(parts)
+    return _by_method(combine(parts), keep=0)
 
 
 def _cgp_pch_ahead(t):
@@ -219,11 +241,20 @@ def _cgp_pch_ahead(t):
         return not_comparable("no convex-hull runs")
     parts = {
         f"n = {n}": _ordering(
-            hull[hull["n"] == n], "CGP PCH", "GP PCH", "jaccard", t["seed"], higher=True
+            hull[hull["n"] == n],
+            "CGP PCH",
+            "GP PCH",
+            "jaccard",
+            t["seed"],
+            higher=True,
+            x=float(n),
         )
         for n in sorted(hull["n"].unique())
     }
-    return combine(parts)
+    verdict = combine(parts)
+    return replace(
+        verdict, evidence=tuple(replace(p, part="") for p in verdict.evidence)
+    )
 
 
 EXISTS = (

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .core import Claim, Verdict, combine, not_comparable
+from .core import Claim, Point, Verdict, combine, not_comparable
 from .liang_yi import NOTEBOOK, SOURCE, band_outcome, cluster_gap, cluster_median
 from .rules import tally
 
@@ -40,6 +40,11 @@ def step_gaps(runs, column, value, seed, *, rising: bool) -> list:
     """Per step between consecutive values of ``column``: (label, gap, low, high,
     outcome) of the median of ``value`` after the step minus before (``rising``)
     or before minus after, with its cluster bootstrap interval."""
+    return [step for _, step in _gaps(runs, column, value, seed, rising)]
+
+
+def _gaps(runs, column, value, seed, rising) -> list:
+    """Per step of :func:`step_gaps`: (the step's later value, its tuple)."""
     levels = sorted(runs[column].unique())
     out = []
     for a, b in zip(levels[:-1], levels[1:]):
@@ -51,11 +56,14 @@ def step_gaps(runs, column, value, seed, *, rising: bool) -> list:
         first, second = (before, after) if rising else (after, before)
         gap, low, high = cluster_gap(first, second, value, seed=seed)
         outcome = "holds" if low > 0 else "opposite" if high < 0 else "level"
-        out.append((f"{column} {a:g}→{b:g}", gap, low, high, outcome))
+        out.append((b, (f"{column} {a:g}→{b:g}", gap, low, high, outcome)))
     return out
 
 
-def _steps_verdict(steps) -> Verdict:
+def _steps_verdict(steps, xs) -> Verdict:
+    """Every step must hold; the evidence is each step's change of medians in the
+    claim's direction with its 95% cluster bootstrap interval, at the step's end
+    ``xs``, against zero."""
     if not steps:
         return not_comparable("fewer than two settings on two trajectories or more")
     found = np.array([s[4] for s in steps])
@@ -67,7 +75,11 @@ def _steps_verdict(steps) -> Verdict:
         for o in ("holds", "opposite", "level")
         if np.any(found == o)
     )
-    return Verdict(tally(found), why, numbers)
+    evidence = tuple(
+        Point("", float(x), s[1], s[2], s[3], 0.0, np.inf, s[4])
+        for x, s in zip(xs, steps)
+    )
+    return Verdict(tally(found), why, numbers, evidence)
 
 
 def _trend(table, methods, column, value, seed, rising) -> Verdict:
@@ -76,14 +88,15 @@ def _trend(table, methods, column, value, seed, rising) -> Verdict:
     parts = {}
     for m in methods:
         runs = table[table["method"] == m]
-        parts[m] = _steps_verdict(step_gaps(runs, column, value, seed, rising=rising))
+        gaps = _gaps(runs, column, value, seed, rising)
+        parts[m] = _steps_verdict([g for _, g in gaps], [b for b, _ in gaps])
     return combine(parts)
 
 
 def _sqrt_n_ratio(table, column, seed) -> Verdict:
     """GP Basic's error over CGP Basic's on the same tuple and run, over
     √n_actual, per value of ``column``: inside :data:`CLOSE`."""
-    rows, found = [], []
+    rows, found, evidence = [], [], []
     if table.empty:
         return not_comparable("no identity-query runs")
     for metric in _METRICS:
@@ -102,6 +115,9 @@ def _sqrt_n_ratio(table, column, seed) -> Verdict:
             med, low, high = cluster_median(part["r"], part["trajectory"], seed=seed)
             found.append(band_outcome(low, high, *CLOSE))
             rows.append(f"{metric} {column} {key:g}: {med:.3f} [{low:.3f}, {high:.3f}]")
+            evidence.append(
+                Point(metric, float(key), med, low, high, *CLOSE, found[-1])
+            )
     if not rows:
         return not_comparable("GP and CGP Basic not run on two trajectories or more")
     found = np.array(found)
@@ -109,7 +125,7 @@ def _sqrt_n_ratio(table, column, seed) -> Verdict:
         f"inside {CLOSE[0]:.3g} to {CLOSE[1]:.3g} at {int(np.sum(found == 'holds'))}, "
         f"outside at {int(np.sum(found == 'opposite'))} of {len(found)} settings"
     )
-    return Verdict(tally(found), why, "; ".join(rows))
+    return Verdict(tally(found), why, "; ".join(rows), tuple(evidence))
 
 
 def _fig2(t):

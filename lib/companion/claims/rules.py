@@ -86,6 +86,7 @@ __all__ = [
     "outcome_band",
     "tally",
     "over_range",
+    "points",
 ]
 
 #: Level of every one-sided test (the equivalence test's interval is 90%).
@@ -361,3 +362,24 @@ def over_range(
         )
     span = f"informative at {x_name} {xs.min():.3g} to {xs.max():.3g}"
     return Verdict(word, f"{where} ({span}, {len(xs)} budgets)", numbers, evidence)
+
+
+def points(parts, xs, values, low, high, found, band=(0.0, np.inf)) -> tuple:
+    """The measured points of a verdict (:class:`.core.Point`), one per setting: its
+    part name, setting ``x`` (``0``: a named setting, drawn one column a part), the
+    estimate with the interval ``low`` to ``high`` its test used, the claim's
+    ``band`` (one pair for all, or one pair per point) and the outcome in ``found``."""
+    n = len(values)
+    if not len(parts) == len(xs) == len(low) == len(high) == len(found) == n:
+        raise ValueError("parts, xs, values, low, high and found must match in length")
+    bands = [tuple(band)] * n if np.ndim(band) == 1 else [tuple(b) for b in band]
+    if len(bands) != n:
+        raise ValueError("band must be one (lo, hi) pair or one pair per point")
+    return tuple(
+        Point(
+            str(k), float(x), float(v), float(a), float(b), float(lo), float(hi), str(o)
+        )
+        for k, x, v, a, b, (lo, hi), o in zip(
+            parts, xs, values, low, high, bands, found
+        )
+    )

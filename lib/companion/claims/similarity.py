@@ -15,7 +15,16 @@ import numpy as np
 import pandas as pd
 
 from .core import Claim, Verdict, combine, not_comparable
-from .rules import band_pvalues, exists_pvalues, outcome_band, outcomes, tally
+from .rules import (
+    ALPHA,
+    band_pvalues,
+    critical,
+    exists_pvalues,
+    outcome_band,
+    outcomes,
+    points,
+    tally,
+)
 
 __all__ = [
     "NOTEBOOK",
@@ -53,6 +62,16 @@ def _label(row):
     return f"α = {row['alpha/pi']:g}π, k = {row['k']:g}, ε = {row['epsilon']:g}"
 
 
+def _evidence(rows, value, half, found, band) -> tuple:
+    """Each setting's ``value`` with the interval ``value ± half`` its test used,
+    at its ε, one series per α and k."""
+    value, half = np.asarray(value, float), np.asarray(half, float)
+    parts = [f"α {a:g}π k {k:g}" for a, k in zip(rows["alpha/pi"], rows["k"])]
+    return points(
+        parts, rows["epsilon"], value, value - half, value + half, found, band
+    )
+
+
 def _ties(rows, margin) -> Verdict:
     """Every setting ties: the difference shown within ``margin`` (equivalence)."""
     if rows.empty:
@@ -68,7 +87,10 @@ def _ties(rows, margin) -> Verdict:
         f"ties at {int(held.sum())}, apart at {int(np.sum(out == 'opposite'))} of "
         f"{len(rows)} settings"
     )
-    return Verdict(tally(out), why, numbers)
+    d = rows["difference"].to_numpy(float)
+    half = critical(None) * rows["se"].to_numpy(float)
+    evidence = _evidence(rows, d, half, out, (-margin, margin))
+    return Verdict(tally(out), why, numbers, evidence)
 
 
 def _separates(rows, margin) -> Verdict:
@@ -82,13 +104,17 @@ def _separates(rows, margin) -> Verdict:
     )
     tie = band_pvalues(d, -margin, margin, se)[0]
     out = outcomes(apart, tie, some=True)
+    # the separation's test is two-sided: |d| against zero at one-sided ALPHA / 2
+    evidence = _evidence(
+        rows, np.abs(d), critical(None, ALPHA / 2) * se, out, (0, np.inf)
+    )
     apart = rows[out == "holds"]
     numbers = "; ".join(
         f"{_label(r)}: {r['difference']:+.3f} ± {r['se']:.3f}"
         for _, r in apart.head(6).iterrows()
     )
     why = f"separate at {len(apart)} of {len(rows)} settings"
-    return Verdict(tally(out, some=True), why, numbers)
+    return Verdict(tally(out, some=True), why, numbers, evidence)
 
 
 def _small_budgets(t):
@@ -151,7 +177,17 @@ def _below_ceiling(t):
         f"shown below its ceiling plus win_margin at {int(np.sum(found == 'holds'))}"
         f", shown above its ceiling at {int(over.sum())} of {len(d)} settings"
     )
-    return Verdict(tally(found), why, numbers)
+    half = critical(None) * se
+    evidence = points(
+        d["method"],
+        d["epsilon"],
+        diff,
+        diff - half,
+        diff + half,
+        found,
+        (-np.inf, margin),
+    )
+    return Verdict(tally(found), why, numbers, evidence)
 
 
 CLAIMS = (

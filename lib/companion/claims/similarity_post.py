@@ -20,7 +20,7 @@ import pandas as pd
 
 from .core import Claim, Verdict, combine, not_comparable
 from .judges import exact_at_most
-from .rules import band_pvalues, outcomes, tally
+from .rules import band_pvalues, critical, outcomes, points, tally
 
 __all__ = ["NOTEBOOK", "SOURCE", "NEGLIGIBLE", "CLAIMS"]
 
@@ -71,7 +71,17 @@ def _unbiased(t):
         for o in ("holds", "opposite", "level")
         if np.any(found == o)
     )
-    return Verdict(tally(found), why, numbers)
+    half = critical(None) * se
+    evidence = points(
+        [f"ε {e:g}" for e in table["epsilon"]],
+        table["k"],
+        bias,
+        bias - half,
+        bias + half,
+        found,
+        [(-h, h) for h in bound],
+    )
+    return Verdict(tally(found), why, numbers, evidence)
 
 
 CLAIMS = (
