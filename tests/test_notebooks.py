@@ -299,10 +299,35 @@ def run_numbers(notebook) -> set[float]:
     return {float(n) for text in texts for n in ANY_NUMBER.findall(text)}
 
 
+#: A heading that opens a section: the prose of a section quotes the outputs of its
+#: own code cells.
+SECTION = re.compile(r"^#{1,2} ")
+
+
+def sections(notebook) -> list[int]:
+    """The section of each cell: a markdown cell opening with a heading of level 1 or
+    2 starts the next one."""
+    number, found = 0, []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and SECTION.match(cell.source):
+            number += 1
+        found.append(number)
+    return found
+
+
 def contradicted(path: Path) -> list[tuple[int, str]]:
-    """(cell, number) for every prose number that the run does not print."""
+    """(cell, number) for every prose number that no code cell of its own section
+    prints."""
     notebook = nbformat.read(path, as_version=4)
-    printed = run_numbers(notebook)
+    section = sections(notebook)
+    printed = {
+        s: run_numbers(
+            nbformat.v4.new_notebook(
+                cells=[c for c, t in zip(notebook.cells, section) if t == s]
+            )
+        )
+        for s in set(section)
+    }
     allowed = NOT_FROM_THE_RUN.get(path.stem, {})
     bad = []
     for index, cell in enumerate(notebook.cells):
@@ -312,7 +337,7 @@ def contradicted(path: Path) -> list[tuple[int, str]]:
         for number in prose_numbers(cell.source):
             half = 0.5 * 10.0 ** -len(number.split(".")[1])
             if number not in allowed and not any(
-                abs(p - float(number)) <= half + 1e-12 for p in printed
+                abs(p - float(number)) <= half + 1e-12 for p in printed[section[index]]
             ):
                 bad.append((index, number))
     return bad
@@ -327,16 +352,39 @@ def test_prose_numbers_are_found_by_the_rule():
     assert prose_numbers(text) == ["0.113", "5.9", "12.0"]
 
 
+def test_a_prose_number_counts_only_where_its_own_section_prints_it(tmp_path):
+    def printing(value):
+        cell = nbformat.v4.new_code_cell("print(x)")
+        cell.outputs = [nbformat.v4.new_output("stream", text=f"{value}\n")]
+        return cell
+
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("## 1. One\n\nWe find 0.25 and 0.75."),
+            printing(0.25),
+            nbformat.v4.new_markdown_cell("## 2. Two"),
+            printing(0.75),
+        ]
+    )
+    path = tmp_path / "two_sections.ipynb"
+    nbformat.write(notebook, path)
+    # 0.75 is printed, but in the next section
+    assert contradicted(path) == [(0, "0.75")]
+
+
 @pytest.mark.parametrize(
     "path", [p for p in NOTEBOOKS if "05" <= p.stem[:2] <= "15"], ids=lambda p: p.stem
 )
 def test_no_number_in_prose_contradicts_the_stored_outputs(path):
     """Every decimal number with two or more significant digits in a markdown cell
-    (exercises and their solutions aside) must be printed by the stored outputs, up
-    to the prose's rounding: some output number, rounded to as many decimals as the
-    prose gives, equals it. Numbers inside math, code, quotation marks or links
+    (exercises and their solutions aside) must be printed by the stored outputs of a
+    code cell of its own section (the cells between two headings of level 1 or 2),
+    up to the prose's rounding: some output number, rounded to as many decimals as
+    the prose gives, equals it. Numbers inside math, code, quotation marks or links
     (quotations of a source, parameters) and references (§, Fig., Thm, lines, arXiv)
     are exempt, and so are the few numbers of ``NOT_FROM_THE_RUN``, each with its
     reason. A number the prose computes by hand (a ratio of two printed values) must
     be printed by the run too: print the paragraph from a code cell as Markdown."""
-    assert not contradicted(path), f"prose numbers not in the outputs of {path.name}"
+    assert not contradicted(path), (
+        f"prose numbers not printed in their own section of {path.name}"
+    )
