@@ -334,3 +334,49 @@ def test_dis_against_geo_footings_one_panel_per_footing():
         "accounted" in fig.axes[0].get_xlabel() and "actual" in fig.axes[1].get_xlabel()
     )
     plt.close(fig)
+
+
+def test_named_settings_never_overlap_at_the_books_text_size():
+    from companion.claims.core import Point
+
+    # two named settings (x = 0) whose labels, wrapped at 11 characters, overlap
+    # at the book's text size in a panel of six columns
+    points = tuple(
+        Point(name, 0.0, 0.9, 0.85, 0.95, 0.8, 1.0, "holds")
+        for name in ("GEO at Δ = 1e5", "DP-TT-DIS at Δ = 1e3")
+    )
+    ledger = pd.DataFrame(
+        {"id": [f"c{i}" for i in range(6)], "verdict": ["agrees"] * 6}
+    ).assign(evidence=[points] * 6)
+    fig = plots.verdict_evidence(ledger)
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        labels = ax.get_xticklabels()
+        # wrapped at 7 characters instead of 11
+        assert [t.get_text() for t in labels] == [
+            "GEO at\nΔ = 1e5",
+            "DP-TT-DIS\nat Δ =\n1e3",
+        ]
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert boxes[0].x1 <= boxes[1].x0
+    plt.close(fig)
+
+
+def test_named_settings_with_long_words_break_at_hyphens_when_crowded():
+    from companion.claims.core import Point
+
+    points = tuple(
+        Point(name, 0.0, 0.9, 0.85, 0.95, 0.8, 1.0, "holds")
+        for name in ("iris (non-interactive)", "moons (non-interactive)")
+    )
+    ledger = pd.DataFrame(
+        {"id": [f"c{i}" for i in range(4)], "verdict": ["agrees"] * 4}
+    ).assign(evidence=[points] * 4)
+    fig = plots.verdict_evidence(ledger, columns=4)  # as 09's figure
+    renderer = fig.canvas.get_renderer()
+    for ax in fig.axes:
+        labels = ax.get_xticklabels()
+        assert "non-\ninteractive)" in labels[0].get_text()  # broken at the hyphen
+        boxes = [t.get_window_extent(renderer) for t in labels]
+        assert boxes[0].x1 <= boxes[1].x0
+    plt.close(fig)

@@ -38,8 +38,9 @@ _NAMED = 10
 
 def _panel(
     ax, claim_id, verdict, points, subtitle: str = "", named: int = _NAMED
-) -> None:
+) -> list[str] | None:
     parts = list(dict.fromkeys(p.part for p in points))
+    names = None
     xs = np.array([p.x for p in points])
     if np.all(xs == 0):  # values at named settings: one column per part
         points = [
@@ -49,6 +50,7 @@ def _panel(
             ax.set_xlabel(f"{len(parts)} settings", fontsize=7, labelpad=1)
         else:
             ax.set_xticks(range(len(parts)), [_short(q) for q in parts], fontsize=6)
+            names = parts
         ax.set_xlim(-0.6, len(parts) - 0.4)
         parts = [None]
     xs = np.array([p.x for p in points])
@@ -91,6 +93,7 @@ def _panel(
     if subtitle:
         ax.set_xlabel(_short(subtitle, 36), fontsize=7, labelpad=1)
     ax.tick_params(labelsize=7)
+    return names
 
 
 def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
@@ -114,10 +117,13 @@ def _own_bands(ax, points, logx: bool, bottom: float, top: float) -> None:
         )
 
 
-def _short(part: str, width: int = 11) -> str:
+def _short(part: str, width: int = 11, hyphens: bool = False) -> str:
     """A part's name short enough for a tick label: its first level wrapped at
-    ``width`` characters, its last three lines if longer."""
-    lines = textwrap.wrap(part.split(" · ")[0], width, break_long_words=False)
+    ``width`` characters (at hyphens too if ``hyphens``), its last three lines if
+    longer."""
+    lines = textwrap.wrap(
+        part.split(" · ")[0], width, break_long_words=False, break_on_hyphens=hyphens
+    )
     return "\n".join(lines if len(lines) <= 3 else ["…" + lines[-3]] + lines[-2:])
 
 
@@ -170,10 +176,46 @@ def verdict_evidence(
         lines, columns, figsize=(2.2 * columns, 1.9 * lines), squeeze=False
     )
     fig.set_layout_engine("constrained")
+    named_axes = {}
     for ax, panel in zip(axes.flat, panels):
-        _panel(ax, *panel, named=named)
+        names = _panel(ax, *panel, named=named)
+        if names:
+            named_axes[ax] = names
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_axis_off()
     fig.supxlabel("measured budget or setting of each point", fontsize=9)
     fig.supylabel(f"estimate, {interval}", fontsize=9)
+    _narrower_where_crowded(fig, named_axes)
     return fig
+
+
+def _narrower_where_crowded(fig, named_axes) -> None:
+    """Named tick labels wrapped narrower where, at the book's text size
+    (:func:`companion.plots.style.legible`), neighbours would overlap: at 7
+    characters, then at hyphens too, then turned by 30 degrees."""
+    if not named_axes:
+        return
+    from .style import legible
+
+    legible(fig)
+    for width, hyphens in ((7, False), (7, True), (None, True)):
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        crowded = {
+            ax: names
+            for ax, names in named_axes.items()
+            if _overlap([t.get_window_extent(renderer) for t in ax.get_xticklabels()])
+        }
+        for ax, names in crowded.items():
+            size = ax.get_xticklabels()[0].get_fontsize()
+            if width is None:
+                ax.tick_params(axis="x", labelrotation=30)
+                continue
+            labels = [_short(q, width, hyphens) for q in names]
+            ax.set_xticks(range(len(names)), labels, fontsize=size)
+        named_axes = crowded
+
+
+def _overlap(boxes) -> bool:
+    """Whether any two neighbouring tick labels' boxes overlap."""
+    return any(a.x1 > b.x0 for a, b in zip(boxes, boxes[1:]))
