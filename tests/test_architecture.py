@@ -85,6 +85,8 @@ LAYERS = [
             "companion.explorers.*",
             "companion.interactive",
             "companion.interactive.*",
+            "companion.readings",
+            "companion.readings.*",
         ],
     ),
     (

@@ -28,7 +28,7 @@ def default_cache_dir():
 #: Folders of ``companion`` whose code reads results but never computes one: the
 #: claims (but for :mod:`companion.claims.inference`, which studies call) and the
 #: figures. An edit there leaves every cached result valid.
-READERS = ("companion/claims/", "companion/plots/")
+READERS = ("companion/claims/", "companion/plots/", "companion/readings/")
 
 
 @lru_cache(maxsize=1)
