@@ -28,7 +28,13 @@ COMPANION_LAYER = 5
 LAYERS = [
     (
         "foundations",
-        ["dpnn", "dpnn._validation", "dpnn.exact_sampling", "dpnn.exact_choice"],
+        [
+            "dpnn",
+            "dpnn._validation",
+            "dpnn.exact_sampling",
+            "dpnn.exact_choice",
+            "dpnn.exact_noise",
+        ],
     ),
     (
         "primitives",

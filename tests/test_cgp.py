@@ -364,20 +364,48 @@ def test_basic_knn_and_knn_error_exact():
 
 
 class RecordingGenerator(np.random.Generator):
-    """numpy Generator that records ("laplace" | "normal", scale, size) of each draw,
-    then draws."""
+    """numpy Generator with a log that the recording fixtures write to."""
 
     def __init__(self, seed):
         super().__init__(np.random.PCG64(seed))
         self.log = []
 
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        self.log.append(("laplace", float(scale), size))
-        return super().laplace(loc, scale, size)
 
-    def normal(self, loc=0.0, scale=1.0, size=None):
-        self.log.append(("normal", float(scale), size))
-        return super().normal(loc, scale, size)
+@pytest.fixture
+def recorded_noise(monkeypatch):
+    """Log each Laplace release (or comparison of one with a bound) and Gaussian
+    release on the generator that draws it, as ("laplace", sensitivity / epsilon,
+    shape) and ("normal", sigma, shape); a release of one value has the shape
+    None."""
+    laplace, gaussian = mechanisms.laplace, mechanisms.gaussian
+
+    def shape_of(values):
+        shape = np.shape(values)
+        return None if shape == (1,) else shape
+
+    def recorded_laplace(values, sensitivity, epsilon, rng):
+        rng.log.append(("laplace", sensitivity / epsilon, shape_of(values)))
+        return laplace(values, sensitivity, epsilon, rng)
+
+    def recorded_gaussian(values, sigma, rng):
+        rng.log.append(("normal", float(sigma), shape_of(values)))
+        return gaussian(values, sigma, rng)
+
+    def recorded_below(values, bound, sensitivity, epsilon):
+        coins, toss = below(values, bound, sensitivity, epsilon), None
+
+        def draw(rng, start=0, stop=None):
+            out = toss(rng, start, stop)
+            rng.log.append(("laplace", sensitivity / epsilon, out.shape))
+            return out
+
+        coins.draw, toss = draw, coins.draw
+        return coins
+
+    below = mechanisms.laplace_below
+    monkeypatch.setattr(mechanisms, "laplace", recorded_laplace)
+    monkeypatch.setattr(mechanisms, "laplace_below", recorded_below)
+    monkeypatch.setattr(mechanisms, "gaussian", recorded_gaussian)
 
 
 @pytest.fixture
@@ -460,7 +488,7 @@ def test_pnn_on_distances_is_pnn_on_the_distances_to_the_query():
         ) == cgp.pnn_on_distances(distances, 0.3, 0.0, np.random.default_rng(seed))
 
 
-def test_svt_ledger_adds_up_to_epsilon():
+def test_svt_ledger_adds_up_to_epsilon(recorded_noise):
     for epsilon, lipschitz in ((0.3, 1.0), (2.0, 5.0)):
         rng = RecordingGenerator(1)
         cgp.svt_gp([3.0, 1.0, 4.0, 1.5], 0.5, epsilon, rng, lipschitz=lipschitz)
@@ -469,7 +497,7 @@ def test_svt_ledger_adds_up_to_epsilon():
         ledger.finished()
 
 
-def test_pnn_ledger_adds_up_to_epsilon():
+def test_pnn_ledger_adds_up_to_epsilon(recorded_noise):
     points = np.random.default_rng(0).uniform(0, 100, (30, 2))
     for seed, epsilon in enumerate((0.05, 0.7, 12.0)):
         rng = RecordingGenerator(seed)
@@ -480,7 +508,7 @@ def test_pnn_ledger_adds_up_to_epsilon():
 
 
 @pytest.mark.parametrize("kind", ["GP", "CGP"])
-def test_k_pnn_ledger_adds_up_to_the_budget(kind):
+def test_k_pnn_ledger_adds_up_to_the_budget(kind, recorded_noise):
     points = np.random.default_rng(1).uniform(0, 1000, (80, 2))
     budget, k = (0.2, 7) if kind == "GP" else (1e-3, 7)
     rng = RecordingGenerator(2)
@@ -499,7 +527,9 @@ def test_k_pnn_ledger_adds_up_to_the_budget(kind):
 
 
 @pytest.mark.parametrize("kind", ["GP", "CGP"])
-def test_pch_ledger_adds_up_to_the_budget(kind, recorded_planar_laplace):
+def test_pch_ledger_adds_up_to_the_budget(
+    kind, recorded_noise, recorded_planar_laplace
+):
     points = np.random.default_rng(6).normal(0, 300, (400, 2))
     rng = RecordingGenerator(3)
     if kind == "GP":

@@ -68,7 +68,7 @@ def test_laplace_from_uniform_replays_numpy():
 
 def test_laplace_reachability_accepts_own_outputs_and_rejects_others():
     rng = np.random.default_rng(0)
-    own = mechanisms.laplace(np.zeros(300), 1.0, 1.0, rng)
+    own = float_laws.laplace_float(np.zeros(300), 1.0, 1.0, rng)
     assert all(float_laws.laplace_reachable(y, 0.0, 1.0) for y in own)
     # a float between two consecutive outputs of the sampler is never reachable
     u = 0.25
@@ -291,25 +291,12 @@ def test_exact_samplers_are_seeded():
 
 
 def test_float_laplace_outputs_are_mostly_impossible_for_a_neighbour():
-    # Mironov's attack on mechanisms.laplace: value 1 vs value 0, scale 1. Of 400
+    # Mironov's attack on the float sampler: value 1 vs value 0, scale 1. Of 400
     # outputs from 0, the share no uniform maps to from 1 is far from 0 (it is about
     # 0.8; a binomial check that it exceeds 0.5 fails falsely below 1e-6).
-    y = mechanisms.laplace(np.zeros(400), 1.0, 1.0, np.random.default_rng(16))
+    y = float_laws.laplace_float(np.zeros(400), 1.0, 1.0, np.random.default_rng(16))
     unreachable = np.mean([not float_laws.laplace_reachable(v, 1.0, 1.0) for v in y])
     assert unreachable > 0.5 + Z * math.sqrt(0.25 / 400)
-
-
-def test_laplace_exact_law_on_a_coarse_grid():
-    # grid_bits = 0: step 1 for sensitivity 1, t = (1 + 1) / epsilon grid units; the
-    # noise is exactly the discrete Laplace law, whatever the input value.
-    n, epsilon = 20000, 1.0
-    values = np.full(n, 0.3)
-    y = mechanisms.laplace_exact(values, 1.0, epsilon, np.random.default_rng(17), 0)
-    assert np.array_equal(y, np.round(y))  # on the grid: every integer from any value
-    r = math.exp(-epsilon / 2)
-    for z in [0, 1, -1, 2]:
-        p = (1 - r) / (1 + r) * r ** abs(z)
-        assert _binomial_ok(np.sum(y == z), n, p)
 
 
 # --- the exponential mechanism's Gumbel-max draw --------------------------------------
@@ -442,6 +429,7 @@ def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
     # Float Laplace noise lies in [-52 ln 2, 53 ln 2] / epsilon (U = 2^-53 and
     # 1 - 2^-53 are its extremes), so counts 73 apart at epsilon = 1 never swap: the
     # lower label's probability is 0 (the float noise), positive one count closer.
+    # noisy_argmax draws exact noise instead, whose law at a gap of 1 is checked.
     from dpnn.classification import noisy_argmax
 
     extreme = float_laws.laplace_from_uniform(0.0, 1.0, 2.0**-53)
@@ -450,13 +438,12 @@ def test_noisy_argmax_float_noise_is_bounded_and_the_exact_noise_is_not():
     assert top == pytest.approx(53 * math.log(2), rel=1e-12)
     counts = np.array([[0, 73]])
     rng = np.random.default_rng(27)
-    assert 0 not in noisy_argmax(np.repeat(counts, 20000, 0), 1.0, rng)
+    noisy = float_laws.laplace_float(np.repeat(counts, 20000, 0), 1.0, 1.0, rng)
+    assert 0 not in np.argmax(noisy, axis=1)
     # exact noise: the law of argmax(c + L) for continuous Laplace(1) at a gap of 1,
     # Pr[L0 - L1 > 1] = e^-1 (2 + 1) / 4 (to the grid's 2^-30)
     n = 4000
-    chosen = noisy_argmax(
-        np.repeat([[0, 1]], n, 0), 1.0, np.random.default_rng(26), exact=True
-    )
+    chosen = noisy_argmax(np.repeat([[0, 1]], n, 0), 1.0, np.random.default_rng(26))
     assert _binomial_ok(np.sum(chosen == 0), n, 3 / 4 * math.exp(-1))
 
 
@@ -468,7 +455,7 @@ def test_psd_exact_counts_are_on_the_grid_with_laplace_spread():
 
     counts = (np.zeros(1), np.zeros(4), np.zeros(16), np.zeros(64), np.zeros(256))
     epsilons = np.array([0.5, 0.3, 0.1, 0.05, 0.05])  # leaves first
-    noisy = quadtree.noisy_counts(counts, epsilons, np.random.default_rng(28), True)
+    noisy = quadtree.noisy_counts(counts, epsilons, np.random.default_rng(28))
     leaves = noisy[-1]
     assert np.array_equal(leaves * 2.0**30, np.round(leaves * 2.0**30))
     # E|L| = 1 / epsilon and sd |L| = 1 / epsilon: 256 leaves at epsilon 0.5
@@ -506,18 +493,14 @@ def test_discrete_gaussian_law_and_gaussian_exact_on_the_grid():
     law /= law.sum()
     for value in [0, 1, -2, 3]:
         assert _binomial_ok(np.sum(z == value), n, law[20 + value])
-    out = mechanisms.gaussian_exact(
-        np.full((200, 2), 0.3), 2.0, np.random.default_rng(32), grid_bits=0
-    )
-    # step 2^(1 - 0) = 2: every output is an even integer, whatever the input
-    assert np.array_equal(out, 2 * np.round(out / 2))
+    out = mechanisms.gaussian(np.full((200, 2), 0.3), 2.0, np.random.default_rng(32))
+    # step 2^(1 - 30): every output is on that grid, whatever the input
+    assert np.array_equal(out * 2.0**29, np.round(out * 2.0**29))
 
 
 def test_planar_laplace_float_radius_is_bounded_and_the_exact_law_is_the_lattice():
     # The float radius never exceeds 40.46 / epsilon (an infinite loss for outputs
     # beyond it from one input); the exact sampler draws Pr[z] ~ e^{-c ||z||} on Z^2.
-    from dpnn import baselines
-
     largest = mechanisms.planar_laplace_radius(np.array([1 - 2.0**-53]), 1.0)[0]
     assert largest == pytest.approx(40.4616, abs=1e-3)
     n, c = 3000, 1.0
@@ -530,7 +513,7 @@ def test_planar_laplace_float_radius_is_bounded_and_the_exact_law_is_the_lattice
     for a, b in [(0, 0), (1, 0), (1, 1), (2, -1)]:
         hits = np.sum((z[:, 0] == a) & (z[:, 1] == b))
         assert _binomial_ok(hits, n, law[60 + b, 60 + a])
-    out = baselines.planar_laplace_exact(
-        np.full((20, 2), 0.3), 1.0, np.random.default_rng(34), grid_bits=0
+    out = mechanisms.planar_laplace(
+        np.full((20, 2), 0.3), 1.0, np.random.default_rng(34)
     )
-    assert np.array_equal(out, np.round(out))  # step 1: the integer lattice
+    assert np.array_equal(out * 2.0**30, np.round(out * 2.0**30))  # the lattice

@@ -1124,11 +1124,9 @@ def test_noisy_mean_adds_laplace_of_half_epsilon_to_count_and_sum():
         values, segment, lo, hi, "noisymean", epsilon, np.random.default_rng(30)
     )
     g = np.random.default_rng(30)
-    count = np.array([40, 7, 300]) + g.laplace(0.0, 2 / epsilon, 3)
-    total = (
-        np.bincount(segment, weights=values - lo[segment])
-        + g.laplace(0.0, 1.0, 3) * 2 * (hi - lo) / epsilon
-    )
+    count = mechanisms.laplace(np.array([40.0, 7, 300]), 1.0, epsilon / 2, g)
+    total = np.bincount(segment, weights=values - lo[segment]) / (hi - lo)
+    total = mechanisms.laplace(total, 1.0, epsilon / 2, g) * (hi - lo)
     expected = np.where(
         count > 0,
         np.clip(lo + total / np.where(count > 0, count, 1), lo, hi),

@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 import numpy as np
 from scipy.spatial import cKDTree
 
-from dpnn import exact_sampling
 from dpnn._validation import finite_array, generator, positive_finite, positive_int
 from dpnn.mechanisms import laplace_ball, planar_laplace
 
-__all__ = ["perturb_location", "planar_laplace_exact", "geo_nn"]
+__all__ = ["perturb_location", "geo_nn"]
 
 
 def perturb_location(queries, epsilon, rng):
@@ -32,40 +29,6 @@ def perturb_location(queries, epsilon, rng):
     if queries.shape[1] == 2:
         return planar_laplace(queries, epsilon, rng)
     return laplace_ball(queries, epsilon, rng)
-
-
-def planar_laplace_exact(points, epsilon, rng, grid_bits=30):
-    """Planar Laplace with an exact law: the lattice version of ``e^{-epsilon ||z||}``.
-
-    The step ``lam`` is the power of two just below ``1 / (epsilon 2^grid_bits)``;
-    each point (shape ``(2,)`` or ``(n, 2)``) is rounded to the lattice ``lam
-    Z^2`` and released as ``(n + Z) lam`` with ``Pr[Z = z] ~ e^{-epsilon lam
-    ||z||}`` drawn exactly (:func:`dpnn.exact_sampling.discrete_planar_laplace`).
-
-    Privacy: two points at distance d round to lattice points at most ``d / lam +
-    sqrt(2)`` steps apart, so by the triangle inequality every output's
-    probabilities differ by at most ``e^{epsilon d + epsilon lam sqrt(2)}``:
-    epsilon-geo-indistinguishability up to an additive ``epsilon lam sqrt(2)``
-    (below 1.4e-9 at ``grid_bits = 30``), exactly as sampled. Cost: about 1 ms a
-    point.
-    """
-    array = finite_array(points, "points", ndim=(1, 2))
-    if array.shape[-1] != 2:
-        raise ValueError(f"points must have shape (2,) or (n, 2), got {array.shape}")
-    epsilon = positive_finite(epsilon, "epsilon")
-    grid_bits = positive_int(grid_bits, "grid_bits", minimum=0)
-    rng = generator(rng)
-    step = 2.0 ** (np.floor(np.log2(1.0 / epsilon)) - grid_bits)
-    rate = Fraction(epsilon) * Fraction(step)
-    flat = array.reshape(-1, 2)
-    noise = exact_sampling.discrete_planar_laplace(rate, rng, len(flat))
-    out = np.array(
-        [
-            [float(round(v / step) + int(z)) * step for v, z in zip(row, offsets)]
-            for row, offsets in zip(flat, noise)
-        ]
-    )
-    return out.reshape(array.shape)
 
 
 def geo_nn(points, queries, epsilon, k, rng):

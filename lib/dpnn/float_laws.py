@@ -18,7 +18,7 @@ docstring that relies on it. Where the sampled loss exceeds that, the library's
 samplers switch to :mod:`dpnn.exact_sampling`, whose laws are exact.
 
 :func:`laplace_reachable` is the membership test of Mironov's attack (CCS 2012):
-whether a float ``y`` is an output that ``mechanisms.laplace`` can produce from a
+whether a float ``y`` is an output that :func:`laplace_float` can produce from a
 given true value.
 """
 
@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from dpnn import exact_sampling
+from dpnn._validation import finite_array, generator, positive_finite
 
 __all__ = [
     "LOSS_SLACK",
@@ -40,6 +40,7 @@ __all__ = [
     "largest_safe_epsilon",
     "laplace_from_uniform",
     "laplace_reachable",
+    "laplace_float",
 ]
 
 #: Loss (nats) by which a float sampler's law may exceed its claim and still be used.
@@ -128,6 +129,22 @@ def largest_safe_epsilon(loss, low=1.0, high=800.0, tolerance=1e-3) -> float:
     return float(low)
 
 
+def laplace_float(values, sensitivity, epsilon, rng):
+    """The textbook float Laplace sampler, ``values + rng.laplace(0, b)`` with ``b =
+    sensitivity / epsilon``: kept only to show what goes wrong.
+
+    Privacy: none as sampled, at any budget. The noise is ``b log(2U)`` of a
+    float uniform and the float sum reaches only some floats, a different set
+    for each value, so most outputs of one value are impossible for a
+    neighbouring one (Mironov, CCS 2012; :func:`laplace_reachable`).
+    :func:`dpnn.mechanisms.laplace` is the sampler whose law is exact.
+    """
+    values = finite_array(values, "values")
+    sensitivity = positive_finite(sensitivity, "sensitivity")
+    epsilon = positive_finite(epsilon, "epsilon")
+    return values + generator(rng).laplace(0.0, sensitivity / epsilon, values.shape)
+
+
 def laplace_from_uniform(value: float, scale: float, u: float) -> float:
     """What ``value + Generator.laplace(0, scale)`` returns for the uniform ``u``.
 
@@ -143,7 +160,7 @@ def laplace_from_uniform(value: float, scale: float, u: float) -> float:
 
 
 def laplace_reachable(y: float, value: float, scale: float) -> bool:
-    """Whether ``mechanisms.laplace(value, ...)`` with scale ``scale`` can return y.
+    """Whether :func:`laplace_float` of ``value`` with scale ``scale`` can return y.
 
     On each half of the uniform grid (U < 1/2 and U >= 1/2) the output is a
     non-decreasing function of k (U = k 2^-53; the C library's ``log`` is

@@ -3,25 +3,30 @@
 Every sampler takes ``rng`` (a ``numpy.random.Generator`` or an integer seed) and
 never touches numpy's global random state: the same seed gives the same output.
 
-These samplers use floating-point arithmetic. They are for research and teaching;
-floating-point Laplace noise is attackable (Mironov, CCS 2012), so do not use them
-to protect real people without a vetted library.
+What is sampled keeps each docstring's promise: the additive mechanisms (Laplace,
+planar Laplace, Gaussian) round to a fine grid and add integer noise drawn exactly
+(:mod:`dpnn.exact_noise`); the choices (exponential mechanism, DP-TT's turns,
+randomized response) compare a float uniform with a probability only where the
+realised law is within 2^-30 of the ideal one and draw exactly elsewhere
+(:mod:`dpnn.exact_choice`, :mod:`dpnn.exact_sampling`). :mod:`dpnn.float_laws`
+computes the laws of the float samplers this replaces. They are for research and
+teaching; protect real people with a vetted library.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import numpy as np
 from scipy.special import expit, gammaincinv, lambertw, softmax
 
-from dpnn import exact_choice, exact_sampling, float_laws
+from dpnn import exact_choice, exact_noise, exact_sampling, float_laws
 from dpnn._validation import finite_array, generator, positive_finite
 from dpnn.exact_sampling import turns_beyond_floor as _exact_beyond_floor
 
 __all__ = [
     "laplace",
-    "laplace_exact",
     "exponential",
     "exponential_probabilities",
     "exponential_binary",
@@ -31,78 +36,74 @@ __all__ = [
     "planar_laplace_radius",
     "laplace_ball",
     "gaussian",
-    "gaussian_exact",
+    "laplace_below",
 ]
 
 
 def laplace(values, sensitivity, epsilon, rng):
-    """Laplace mechanism (thesis Def. 2.4): ``values + Lap(sensitivity / epsilon)``.
+    """Laplace mechanism (thesis Def. 2.4): ``values + Lap(sensitivity / epsilon)``,
+    drawn on a grid so that the law of what is sampled is exactly the stated one.
 
-    Adds independent Laplace noise of scale ``b = sensitivity / epsilon`` to every
-    entry of ``values`` (any shape).
+    Each entry of ``values`` (any shape) is rounded to the nearest multiple n lam
+    of a power of two ``lam`` (the one at or below ``sensitivity 2^-30``, coarser
+    only when ``epsilon`` is below about 5e-7) and released as ``(n + Z) lam``,
+    Z discrete Laplace with ``Pr[z] ~ e^{-|z| / t}`` and the integer scale
+    ``t = ceil((sensitivity / lam + 1) / epsilon)``, drawn from uniform integers
+    (:func:`dpnn.exact_noise.discrete_laplace`): Mironov's snapping (CCS 2012),
+    as OpenDP's float Laplace does it. The noise has the Laplace spread
+    ``b = sensitivity / epsilon`` up to a factor ``1 + lam / sensitivity``.
 
     Privacy: if ``values = f(D)`` and ``sensitivity`` bounds the L1 distance
-    ``||f(D) - f(D')||_1`` over neighbouring datasets, the release is
-    ``epsilon``-DP (Dwork and Roth, Thm 3.6). Neighbouring relation: the one
-    ``sensitivity`` was computed under. A count has sensitivity 1 both when one
-    record is replaced by another (thesis §2.1, the relation of notebook 01)
-    and when one record is added or removed (Gursoy et al.'s Def. 1, Cormode et
-    al.'s PSDs).
-
-    As sampled: no budget keeps this promise exactly. The noise is
-    ``scale log(2U)`` of a float uniform, and the float sum ``value + noise``
-    reaches only some floats, a different set for each value: most outputs of
-    one value are impossible for a neighbouring one (Mironov, CCS 2012;
-    :func:`dpnn.float_laws.laplace_reachable`). The companion keeps this sampler
-    for its figures (same seed, same numbers); :func:`laplace_exact` is the
-    sampler whose law is exact.
+    ``||f(D) - f(D')||_1`` over neighbouring datasets (Dwork and Roth, Thm 3.6),
+    the grid points differ by at most ``sensitivity / lam + m`` in L1, m the
+    number of entries that differ, so every output's two probabilities differ by
+    at most ``e^{(sensitivity / lam + m) / t}``: exactly ``epsilon``-DP when one
+    entry differs or the values are multiples of ``lam`` (counts are), and
+    ``epsilon (sensitivity + m lam) / (sensitivity + lam)`` otherwise. Every grid
+    point is an output of every input, so Mironov's attack on the float sampler
+    (:func:`dpnn.float_laws.laplace_float`) finds no distinguishing output.
+    Neighbouring relation: the one ``sensitivity`` was computed under. A count
+    has sensitivity 1 both when one record is replaced by another (thesis §2.1,
+    the relation of notebook 01) and when one record is added or removed
+    (Gursoy et al.'s Def. 1, Cormode et al.'s PSDs).
     """
     values = finite_array(values, "values")
     sensitivity = positive_finite(sensitivity, "sensitivity")
     epsilon = positive_finite(epsilon, "epsilon")
-    scale = _finite_scale(sensitivity, epsilon)
+    _finite_scale(sensitivity, epsilon)
     rng = generator(rng)
-    return values + rng.laplace(0.0, scale, size=values.shape)
+    step, t = exact_noise.laplace_grid(sensitivity, epsilon)
+    index = exact_noise.to_grid(values, step)
+    noise = exact_noise.discrete_laplace(t, rng, values.size).reshape(values.shape)
+    return exact_noise.from_grid(index, noise, step)
 
 
-def laplace_exact(values, sensitivity, epsilon, rng, grid_bits=30):
-    """Laplace mechanism with an exact law: discrete Laplace noise on a grid
-    (the snapping idea of Mironov, CCS 2012, as OpenDP's float Laplace does it).
+def laplace_below(values, bound, sensitivity, epsilon):
+    """Coins: whether each entry of :func:`laplace` ``(values, sensitivity,
+    epsilon)`` falls below ``bound``, to be tossed (``.draw(rng)``, once or pass
+    after pass) instead of drawing the noise.
 
-    The grid step is the power of two ``lam`` just below ``sensitivity / 2^grid_bits``;
-    each value is rounded to the grid (``n = round(v / lam)``) and released as
-    ``(n + Z) lam`` with Z drawn exactly from the discrete Laplace law
-    ``Pr[z] ~ e^{-|z| / t}``, ``t = (sensitivity + lam) / (epsilon lam)``
-    (:func:`discrete_laplace`).
-
-    Privacy: two values within ``sensitivity`` round to grid points at most
-    ``sensitivity / lam + 1`` apart, so the two laws of ``n + Z`` differ by at
-    most ``e^{(sensitivity / lam + 1) / t} = e^epsilon`` at every integer: the
-    release is ``epsilon``-DP exactly (Z is exact integers; multiplying by a
-    power of two is post-processing). Every grid point is an output of every
-    input, so the attack on ``mechanisms.laplace`` finds no distinguishing output. Cost:
-    the scale grows by the factor ``1 + lam / sensitivity`` (about 1 + 1e-9) and
-    the rounding moves a value by at most ``lam / 2``; the sampler is a Python
-    loop, about 50 microseconds per value.
+    The release ``(n + Z) lam`` is below ``bound`` exactly when ``Z <= m`` for the
+    integer ``m = ceil(bound / lam - n) - 1``, and the discrete Laplace law gives
+    that probability in closed form (:func:`dpnn.exact_noise.
+    discrete_laplace_at_most`), tossed exactly. So a toss has exactly the law of
+    comparing fresh releases of :func:`laplace` with ``bound`` (the same
+    privacy: a post-processing of them), at the cost of one uniform per entry.
+    The sparse vector technique asks only this.
     """
-    values = finite_array(values, "values")
+    values = finite_array(values, "values", ndim=(1,))
+    bound = float(finite_array(bound, "bound", ndim=(0,)))
     sensitivity = positive_finite(sensitivity, "sensitivity")
     epsilon = positive_finite(epsilon, "epsilon")
-    with np.errstate(over="ignore"):
-        ratio = np.float64(sensitivity) / np.float64(epsilon)
-    if not np.isfinite(ratio):
-        raise ValueError(
-            f"sensitivity / epsilon must be finite, got {sensitivity!r} / {epsilon!r}"
-        )
-    rng = generator(rng)
-    step = 2.0 ** (np.floor(np.log2(sensitivity)) - grid_bits)
-    scale = (Fraction(sensitivity) + Fraction(step)) / (
-        Fraction(epsilon) * Fraction(step)
-    )
-    noise = exact_sampling.discrete_laplace(scale, rng, values.size)
-    rounded = [round(v / step) for v in values.ravel()]
-    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
-    return out.reshape(values.shape)
+    _finite_scale(sensitivity, epsilon)
+    step, t = exact_noise.laplace_grid(sensitivity, epsilon)
+    index = exact_noise.to_grid(values, step)
+    if index.dtype != object and abs(bound / step) < 2.0**61:
+        m = math.ceil(bound / step) - index - 1  # int64: |m| < 2^62
+    else:
+        top = math.ceil(Fraction(bound) / Fraction(step))
+        m = np.array([top - int(k) - 1 for k in index], dtype=object)
+    return exact_noise.discrete_laplace_at_most(m, t)
 
 
 def _finite_scale(sensitivity: float, epsilon: float) -> float:
@@ -321,100 +322,83 @@ def _points(points, name, dimension=None):
 
 
 def planar_laplace(points, epsilon, rng):
-    """Planar Laplace mechanism (thesis §2.2; Andrés et al., CCS 2013, §4).
+    """Planar Laplace mechanism (thesis §2.2; Andrés et al., CCS 2013, §4), drawn on
+    a fine lattice so that the law of what is sampled is exactly the stated one.
 
     Perturbs each point of ``points`` (shape ``(2,)`` or ``(n, 2)``) with noise of
-    density ``epsilon^2 / (2 pi) * exp(-epsilon ||z||)``, drawn in polar form: the
-    angle uniform on [0, 2 pi), the radius by the Lambert-W inverse CDF
-    (:func:`planar_laplace_radius`).
+    density proportional to ``exp(-epsilon ||z||)``, in its lattice form: the
+    point is rounded to ``lam Z^2`` (``lam`` the power of two at or below
+    ``2^-30 / epsilon``) and released as ``(n + Z) lam`` with ``Pr[Z = z] ~
+    e^{-epsilon lam ||z||}`` on Z^2 (:func:`dpnn.exact_noise.lattice_laplace`).
+    Its radius has the Gamma(2, 1/epsilon) law of the continuous mechanism up
+    to the lattice spacing (:func:`planar_laplace_radius` is that law's inverse
+    CDF).
 
     Privacy: ``epsilon``-geo-indistinguishability with respect to Euclidean
-    distance (Def. 2.15): for any two true locations x, x' the output densities
-    differ by at most ``e^{epsilon d(x, x')}``. ``epsilon`` is per unit of the
-    coordinates (per metre if points are in metres); the privacy level within
-    radius r is ``epsilon * r``. Outputs are continuous (no grid remapping).
-
-    As sampled: no budget keeps this promise exactly. The radius (inverse CDF of
-    a 53-bit uniform) is at most ``40.46 / epsilon``, so an output within that of
-    x but not of x' has an infinite ratio, and float outputs differ by input (as
-    for :func:`laplace`); :func:`dpnn.baselines.planar_laplace_exact` is exact.
+    distance (Def. 2.15), up to an additive ``epsilon lam sqrt(2) < 1.4e-9``: two
+    points at distance d round to lattice points at most ``d / lam + sqrt(2)``
+    apart, so by the triangle inequality every output's probabilities differ by
+    at most ``e^{epsilon d + epsilon lam sqrt(2)}``, exactly as sampled.
+    ``epsilon`` is per unit of the coordinates; the privacy level within radius
+    r is ``epsilon * r``.
     """
     array, shape = _points(points, "points", dimension=2)
-    epsilon = positive_finite(epsilon, "epsilon")
+    return _lattice_release(array, positive_finite(epsilon, "epsilon"), rng, shape)
+
+
+def _lattice_release(array, epsilon, rng, shape):
+    """``array`` (n, d) rounded to ``lam Z^d`` plus lattice Laplace noise of rate
+    ``epsilon lam`` per lattice step (see :func:`planar_laplace`)."""
+    _finite_scale(1.0, epsilon)
     rng = generator(rng)
-    n = array.shape[0]
-    theta = rng.uniform(0.0, 2.0 * np.pi, size=n)
-    radius = planar_laplace_radius(rng.random(n), epsilon)
-    noise = np.column_stack([radius * np.cos(theta), radius * np.sin(theta)])
-    return (array + noise).reshape(shape)
+    n, d = array.shape
+    step = 2.0 ** (math.floor(math.log2(1.0 / epsilon)) - 30)
+    index = exact_noise.to_grid(array, step)
+    noise = exact_noise.lattice_laplace(epsilon * step, d, rng, n)
+    return exact_noise.from_grid(index, noise, step).reshape(shape)
 
 
 def laplace_ball(points, epsilon, rng):
     """d-dimensional Laplace mechanism with density proportional to
-    ``exp(-epsilon ||z||)``.
+    ``exp(-epsilon ||z||)``, on a fine lattice as :func:`planar_laplace`.
 
     ``points`` has shape ``(n, d)``; a 1-D array of shape ``(n,)`` is n points on
-    the line, where this is the ordinary Laplace mechanism with scale
-    ``1 / epsilon``. The noise has a uniform direction (a normalized Gaussian
-    vector) and a radius distributed Gamma(d, 1/epsilon), which is the law of
-    ``||z||`` under that density (surface area of the sphere grows as r^(d-1)).
-    For d = 2 it has the same law as :func:`planar_laplace`.
+    the line, where this is the (discrete) Laplace mechanism of scale
+    ``1 / epsilon``. The radius of the noise has the Gamma(d, 1/epsilon) law up
+    to the lattice spacing; for d = 2 this is :func:`planar_laplace`.
 
     Privacy: ``epsilon``-geo-indistinguishability with respect to Euclidean
-    distance in R^d (by the triangle inequality, the density ratio at any output
-    is at most ``e^{epsilon ||x - x'||}``).
+    distance in R^d up to an additive ``epsilon lam sqrt(d)`` (below ``2^-30
+    sqrt(d)``), exactly as sampled (:func:`dpnn.exact_noise.lattice_laplace`).
     """
     array, shape = _points(points, "points")
-    epsilon = positive_finite(epsilon, "epsilon")
-    scale = _finite_scale(1.0, epsilon)
-    rng = generator(rng)
-    n, d = array.shape
-    direction = rng.standard_normal((n, d))
-    direction /= np.linalg.norm(direction, axis=1, keepdims=True)
-    radius = rng.gamma(shape=d, scale=scale, size=(n, 1))
-    return (array + radius * direction).reshape(shape)
+    return _lattice_release(array, positive_finite(epsilon, "epsilon"), rng, shape)
 
 
 def gaussian(points, sigma, rng):
-    """Gaussian mechanism: adds independent N(0, sigma^2) noise to every coordinate.
+    """Gaussian mechanism: N(0, sigma^2) noise on every coordinate, drawn on a grid
+    so that the law of what is sampled is exactly the stated one.
 
-    ``points`` may have any shape.
+    ``points`` may have any shape. Each coordinate is rounded to the grid ``lam
+    Z`` (``lam`` the power of two at or below ``sigma 2^-30``) and released as
+    ``(n + Z) lam`` with Z discrete Gaussian, ``Pr[z] ~ e^{-z^2 lam^2 / (2
+    sigma^2)}`` (:func:`dpnn.exact_noise.discrete_gaussian`; Canonne, Kamath and
+    Steinke 2020), whose variance is sigma^2 up to a factor 1 + 1e-9.
 
-    Privacy: for a query whose L2 sensitivity is Delta, the release is
-    ``rho``-zCDP with ``rho = Delta^2 / (2 sigma^2)`` (Bun and Steinke 2016,
-    Prop. 1.6). Applied to locations it is ``rho``-concentrated geo-privacy with
-    ``rho = 1 / (2 sigma^2)`` per squared unit of distance (Liang and Yi 2023,
-    Thm 3.1). It gives no pure epsilon-DP guarantee.
-
-    As sampled: no sigma keeps this promise exactly (float noise reaches its own
-    set of floats from each input, as for :func:`laplace`, with a bounded
-    tail); :func:`gaussian_exact` draws an exact law.
+    Privacy: for a query whose L2 sensitivity is Delta and m released
+    coordinates, the grid points differ by at most ``Delta / lam + sqrt(m)`` in
+    L2, so the release is ``rho``-zCDP with ``rho = (Delta + lam sqrt(m))^2 /
+    (2 sigma^2)`` (their Thm 14 on the integers; the scaling is
+    post-processing), that is ``Delta^2 / (2 sigma^2)`` (Bun and Steinke 2016,
+    Prop. 1.6) up to a factor ``1 + 2^-29 sqrt(m)``. Applied to locations it is
+    ``rho``-concentrated geo-privacy with ``rho = 1 / (2 sigma^2)`` per squared
+    unit of distance (Liang and Yi 2023, Thm 3.1) up to the same factor. It
+    gives no pure epsilon-DP guarantee.
     """
     array = finite_array(points, "points")
     sigma = positive_finite(sigma, "sigma")
     rng = generator(rng)
-    return array + rng.normal(0.0, sigma, size=array.shape)
-
-
-def gaussian_exact(points, sigma, rng, grid_bits=30):
-    """Gaussian mechanism with an exact law: discrete Gaussian noise on a grid.
-
-    The step ``lam`` is the power of two just below ``sigma / 2^grid_bits``; each
-    coordinate is rounded to the grid and released as ``(n + Z) lam`` with Z drawn
-    exactly from ``Pr[z] ~ e^{-z^2 lam^2 / (2 sigma^2)}``
-    (:func:`dpnn.exact_sampling.discrete_gaussian`, Canonne, Kamath and Steinke
-    2020). Privacy: two inputs at L2 distance Delta round to grid points at most
-    ``Delta / lam + sqrt(d)`` apart (d coordinates per release), so the release is
-    ``(Delta + lam sqrt(d))^2 / (2 sigma^2)``-zCDP exactly (their Thm 14 on the
-    integers; the scaling is post-processing). Cost: about 0.6 ms a coordinate.
-    """
-    array = finite_array(points, "points")
-    sigma = positive_finite(sigma, "sigma")
-    rng = generator(rng)
-    step = 2.0 ** (np.floor(np.log2(sigma)) - grid_bits)
-    noise = exact_sampling.discrete_gaussian(
-        Fraction(sigma) / Fraction(step), rng, array.size
-    )
-    rounded = [round(v / step) for v in array.ravel()]
-    out = np.array([float(n + z) * step for n, z in zip(rounded, noise)])
-    return out.reshape(array.shape)
+    step = 2.0 ** (math.floor(math.log2(sigma)) - 30)
+    index = exact_noise.to_grid(array, step)
+    noise = exact_noise.discrete_gaussian(sigma / step, rng, array.size)
+    return exact_noise.from_grid(index, noise.reshape(array.shape), step)

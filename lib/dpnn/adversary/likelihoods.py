@@ -25,10 +25,12 @@ DP-TT's turns sample them to within a factor e^(1e-9) per draw (each draws
 exactly where its float law would differ more: ``local_mechanisms.
 square_sampled_loss``, ``lsrr.lsrr_sampled_loss``, ``exact_sampling.
 turns_beyond_floor``), so a likelihood here is within that factor (e^(h 1e-9)
-over h turns) of the sampled one. GEO samples float planar Laplace, whose
-radius stops at 40.46 / eps: at a cell farther than that from a release the
-sampled likelihood is 0 and the ideal one used here is below e^-40.46 times
-its peak.
+over h turns) of the sampled one. GEO samples planar Laplace on a lattice of
+step lam <= 2^-30 / eps (``mechanisms.planar_laplace``): its probability at a
+lattice point is ``e^{-eps ||z - x_lam||}`` times a constant, with x_lam the true
+location rounded to the lattice (at most ``lam / sqrt(2)`` from x), so, up to a
+constant that cancels in every posterior, the density used here is within a factor
+``e^{eps lam / sqrt(2)} <= e^(1e-9)`` of the sampled law's, at every release.
 """
 
 from __future__ import annotations

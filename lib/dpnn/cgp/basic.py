@@ -16,6 +16,7 @@ import numpy as np
 from dpnn import mechanisms
 from dpnn._validation import (
     finite_array,
+    generator,
     positive_finite,
     positive_int,
     probability_open,
@@ -125,19 +126,20 @@ def noise_norms(dimension, n_samples, rng, *, epsilon=None, rho=None):
     """``||noise||`` of the d-dimensional Laplace (epsilon-GP) or Gaussian (rho-CGP)
     mechanism, n_samples draws.
 
-    The Laplace norm is Gamma(d, 1/epsilon), mean d / epsilon (O(d)); the Gaussian
-    norm is sigma chi_d, mean about sqrt(d) / sqrt(2 rho) (O(sqrt d)) (§3.1, App. A).
+    The Laplace norm is Gamma(d, 1/epsilon), mean d / epsilon (O(d)), drawn from
+    that law (the norm of :func:`dpnn.mechanisms.laplace_ball`'s noise up to its
+    lattice spacing, whose exact sampler slows down as d grows); the Gaussian norm
+    is that of :func:`gaussian_mechanism`'s noise, sigma chi_d, mean about
+    sqrt(d) / sqrt(2 rho) (O(sqrt d)) (§3.1, App. A).
     """
     kind, budget = privacy_budget(epsilon, rho)
     dimension = positive_int(dimension, "dimension")
     n_samples = positive_int(n_samples, "n_samples")
-    zeros = np.zeros((n_samples, dimension))
-    noisy = (
-        mechanisms.laplace_ball(zeros, budget, rng)
-        if kind == "GP"
-        else gaussian_mechanism(zeros, budget, rng)
-    )
-    return np.linalg.norm(noisy.reshape(n_samples, dimension), axis=1)
+    rng = generator(rng)
+    if kind == "GP":
+        return rng.gamma(dimension, 1.0 / budget, size=n_samples)
+    noisy = gaussian_mechanism(np.zeros((n_samples, dimension)), budget, rng)
+    return np.linalg.norm(noisy, axis=1)
 
 
 def gp_basic(points, epsilon, rng):

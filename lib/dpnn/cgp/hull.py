@@ -281,20 +281,18 @@ def pch(
             centre(points), centre_budget, rng, lipschitz=math.sqrt(2)
         )
         sigma = basic.gaussian_sigma(radius_budget)
-        margin, noise = (
-            sigma * math.sqrt(2 * math.log(2 / beta)),
-            rng.normal(0.0, sigma),
-        )
+        margin = sigma * math.sqrt(2 * math.log(2 / beta))
     else:
         c_hat = mechanisms.planar_laplace(
             centre(points), centre_budget / math.sqrt(2), rng
         )
-        scale = 1 / radius_budget
-        margin, noise = scale * math.log(1 / beta), rng.laplace(0.0, scale)
-    radius = max(
-        float(np.max(np.linalg.norm(points - c_hat, axis=1)) + margin + noise),
-        radius_floor,
-    )
+        margin = math.log(1 / beta) / radius_budget
+    reach = np.array([np.max(np.linalg.norm(points - c_hat, axis=1)) + margin])
+    if kind == "CGP":
+        reach = mechanisms.gaussian(reach, sigma, rng)
+    else:
+        reach = mechanisms.laplace(reach, 1.0, radius_budget, rng)
+    radius = max(float(reach[0]), radius_floor)
     if k is None:
         k = choose_anchor_count(
             len(points),

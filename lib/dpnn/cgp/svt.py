@@ -21,6 +21,8 @@ from dpnn._validation import (
     probability_open,
 )
 
+from dpnn import mechanisms
+
 from . import basic
 from .basic import check_query, check_tuple, laplace_radius_bound, privacy_budget
 
@@ -54,12 +56,12 @@ def _svt_scan(values, threshold, epsilon, lipschitz, rng, max_passes):
     """
     m = values.shape[0]
     # T + W, W ~ Lap(K / eps1)
-    bar = threshold + rng.laplace(0.0, lipschitz / (epsilon / 2))
-    scale = 2 * lipschitz / (epsilon / 2)  # V_j ~ Lap(2K / eps2)
+    bar = mechanisms.laplace(np.array([threshold]), lipschitz, epsilon / 2, rng)[0]
+    # g_j + V_j < T + W, V_j ~ Lap(2K / eps2): one exact coin per query and pass
+    coins = mechanisms.laplace_below(values, bar, 2 * lipschitz, epsilon / 2)
     for sweep in range(max_passes):
         for start in range(0, m, SVT_CHUNK):
-            part = values[start : start + SVT_CHUNK]
-            below = np.flatnonzero(part + rng.laplace(0.0, scale, size=part.size) < bar)
+            below = np.flatnonzero(coins.draw(rng, start, start + SVT_CHUNK))
             if below.size:
                 return sweep * m + start + int(below[0])
     raise RuntimeError(
@@ -77,7 +79,11 @@ def svt_gp(values, threshold, epsilon, rng, lipschitz=1.0, max_passes=100_000) -
     of the first j with ``g_j(x) + V_j < T + W`` (t may exceed len(values): take
     t mod m). Noise is drawn :data:`SVT_CHUNK` queries at a time; the V_j after the halt
     are never drawn, so the law of t is that of the one-at-a-time algorithm.
-    Privacy: epsilon-GP (App. D), hence epsilon^2/2-CGP (Lemma 3.6).
+    Privacy: epsilon-GP (App. D), hence epsilon^2/2-CGP (Lemma 3.6). As sampled,
+    W and the V_j are exact discrete Laplace noise on grids of about 2^-30 K
+    (:func:`dpnn.mechanisms.laplace`, which also rounds T and the g_j to them),
+    so App. D's shifts of W and V_t go to the next grid point: the loss at
+    distance dist is at most ``epsilon dist + 2^-28 epsilon``.
 
     Truncation. If no query halts within ``max_passes`` passes, RuntimeError is
     raised: a random outcome, not bad input, hence not ValueError. This does not
@@ -110,7 +116,10 @@ def pnn_on_distances(distances, epsilon, gamma0, rng):
     tuple, as distances to a public point are (see :func:`pnn`).
     """
     # line 1: eps/3-GP
-    threshold = distances.min() + rng.laplace(0.0, 3 / epsilon) + gamma0
+    threshold = (
+        mechanisms.laplace(np.array([distances.min()]), 1.0, epsilon / 3, rng)[0]
+        + gamma0
+    )
     # line 2: 2eps/3-GP
     position = _svt_scan(distances, threshold, 2 * epsilon / 3, 1.0, rng, 100_000)
     return position % distances.shape[0]

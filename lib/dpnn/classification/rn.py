@@ -77,33 +77,22 @@ def rn_classify_nonprivate(counts, rng):
     return argmax_random_ties(counts, generator(rng))
 
 
-def noisy_argmax(counts, epsilon, rng, exact: bool = False):
+def noisy_argmax(counts, epsilon, rng):
     """Alg. 1 on each row of ``counts``: the argmax of ``c(I) + Lap(1/epsilon)``, with
     ``epsilon`` one number or one per row.
 
     Privacy: when adding or removing one training instance changes a row's counts by
     at most 1 in total (L1 sensitivity 1, as the label counts of one ball), that row's
     label is ``epsilon``-DP: the Laplace mechanism on its counts, then post-processing
-    (Thm 1).
-
-    As sampled (``exact=False``): no budget keeps this promise for every count.
-    numpy's Laplace noise is ``log(2U) / epsilon`` (or ``-log(2 - 2U) /
-    epsilon``) of a 53-bit uniform, so it lies in ``[-36.04, 36.74] / epsilon``
-    (52 ln 2 and 53 ln 2): a label whose count is more than ``72.78 / epsilon``
-    below another's is never chosen, while one count
-    closer it can be (an infinite loss). ``exact=True`` adds
-    :func:`dpnn.mechanisms.laplace_exact` noise instead (discrete Laplace on a
-    2^-30 grid, exactly ``epsilon``-DP for the counts, so for their argmax; ties
-    go to the first label, a post-processing), at about 50 microseconds a count.
+    (Thm 1); ties go to the first label, a post-processing. Exactly as sampled:
+    :func:`dpnn.mechanisms.laplace` draws its noise with an exact law on a grid
+    that holds every count.
     """
     epsilon = np.broadcast_to(epsilon, (counts.shape[0],))
-    if exact:
-        noisy = np.empty(counts.shape)
-        for value in np.unique(epsilon):
-            rows = epsilon == value
-            noisy[rows] = mechanisms.laplace_exact(counts[rows], 1.0, value, rng)
-        return np.argmax(noisy, axis=1)
-    noisy = counts + rng.laplace(0.0, 1.0, size=counts.shape) / epsilon[:, None]
+    noisy = np.empty(counts.shape)
+    for value in np.unique(epsilon):
+        rows = epsilon == value
+        noisy[rows] = mechanisms.laplace(counts[rows], 1.0, value, rng)
     return np.argmax(noisy, axis=1)
 
 

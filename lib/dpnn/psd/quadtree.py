@@ -161,43 +161,39 @@ def quadtree_boxes(box, height):
     return tuple(boxes)
 
 
-def noisy_counts(counts, epsilons, rng, exact: bool = False):
+def noisy_counts(counts, epsilons, rng):
     """Laplace counts: node counts at level ``i`` get ``Lap(1 / epsilon_i)`` (Def. 2,
     sensitivity 1).
 
     ``counts`` is one array per depth (root first); ``epsilons[i]`` per level
     (leaves first). Privacy: ``sum_i epsilon_i``-DP under add/remove-one-point,
-    because each point changes exactly one count per level by 1 (Lemma 1).
-
-    As sampled (``exact=False``, :func:`dpnn.mechanisms.laplace`): no budget keeps
-    this promise exactly (float Laplace noise reaches a different set of floats
-    from each count, Mironov 2012, and lies in ``[-36.04, 36.74] / epsilon_i``);
-    ``exact=True`` draws :func:`dpnn.mechanisms.laplace_exact` noise, whose law
-    is exact (``epsilon_i``-DP per level exactly), at about 50 microseconds a
-    count.
+    because each point changes exactly one count per level by 1 (Lemma 1), and
+    so exactly as sampled (:func:`dpnn.mechanisms.laplace`: counts lie on its
+    grid, and its noise law is exact).
     """
     height = len(counts) - 1
     epsilons = budgets.check_level_epsilons(epsilons, height)
     rng = generator(rng)
-    draw = mechanisms.laplace_exact if exact else mechanisms.laplace
-    return tuple(draw(c, 1.0, epsilons[height - d], rng) for d, c in enumerate(counts))
+    return tuple(
+        mechanisms.laplace(c, 1.0, epsilons[height - d], rng)
+        for d, c in enumerate(counts)
+    )
 
 
 def private_quadtree(
-    points, box, height, epsilon, rng, budget="geometric", postprocess=True, exact=False
+    points, box, height, epsilon, rng, budget="geometric", postprocess=True
 ):
     """The private quadtree of §III-C: full quadtree, Laplace counts, optional OLS
     (Lemma 4).
 
     ``budget`` is ``"uniform"``, ``"geometric"`` (Lemma 3) or an array of per-level
     budgets summing to ``epsilon``. Privacy: ``epsilon``-DP (Lemma 1); the OLS is
-    post-processing of the released counts and costs nothing. ``exact`` as in
-    :func:`noisy_counts` (float noise by default; exact noise with ``True``).
+    post-processing of the released counts and costs nothing.
     """
     epsilon = positive_finite(epsilon, "epsilon")
     height = positive_int(height, "height", minimum=0)
     epsilons = budgets.per_level_budget(budget, epsilon, height)
-    counts = noisy_counts(quadtree_counts(points, box, height), epsilons, rng, exact)
+    counts = noisy_counts(quadtree_counts(points, box, height), epsilons, rng)
     if postprocess:
         counts = postprocessing.ols(counts, epsilons)
     return PSD(

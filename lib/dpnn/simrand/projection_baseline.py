@@ -163,7 +163,13 @@ def gaussian_projection(
     (Dwork and Roth Thm A.1, epsilon < 1 only).
 
     Privacy: (epsilon, delta)-DP for the pair (R, Z) under "replace one row by
-    one at angle <= alpha" (same conditioning argument as SimRand; notebook 12).
+    one at angle <= alpha" (same conditioning argument as SimRand; notebook 12),
+    for the continuous Gaussian law. As sampled the noise is numpy's float
+    Gaussian, as the baseline's authors draw it: the analytic calibration is a
+    statement about the continuous law, and none is proved here for a discrete
+    one (``dpnn.mechanisms.gaussian`` is exact but comes with a zCDP
+    guarantee), so this comparator keeps the float sampler and its guarantee
+    holds for the ideal law only.
     """
     x = unit_rows(check_rows(x))
     k = positive_int(k, "k")
