@@ -26,6 +26,7 @@ whole arrays per round of rejection (about a microsecond per value).
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -239,8 +240,13 @@ def laplace_grid(sensitivity, epsilon) -> tuple[float, int]:
     the integer noise scale ``t = ceil((sensitivity / lam + 1) / epsilon)``, the
     smallest for which two values within ``sensitivity`` give laws within
     ``e^epsilon`` of each other on the grid."""
-    sensitivity = positive_finite(sensitivity, "sensitivity")
-    epsilon = positive_finite(epsilon, "epsilon")
+    return _laplace_grid(
+        positive_finite(sensitivity, "sensitivity"), positive_finite(epsilon, "epsilon")
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _laplace_grid(sensitivity: float, epsilon: float) -> tuple[float, int]:
     step = max(2.0 ** (math.floor(math.log2(sensitivity)) - 30), 2.0**-1074)
     while True:
         t = math.ceil((Fraction(sensitivity) / Fraction(step) + 1) / Fraction(epsilon))
