@@ -64,3 +64,43 @@ def test_setting_needs_nested_grids():
     points = np.random.default_rng(0).uniform(0, 1, (50, 2))
     with pytest.raises(ValueError, match="cells"):
         best_mechanisms.setting(points, [[0, 1], [0, 1]], 10, 4, "uniform")
+
+
+def test_the_actual_footing_claims_read_their_own_table():
+    # the accounted table says DP-TT finds more, the actual one says less: the
+    # claims of §3 follow the actual table, those of §2 the accounted one
+    ledger = claims.judge(
+        best_claims.NOTEBOOK, best=table(0.6, 0.3), best_actual=table(0.3, 0.6)
+    )
+    found = dict(zip(ledger["claim"], ledger["verdict"]))
+    for claim in best_claims.CLAIMS[:3]:
+        assert found[claim.quote] == claims.AGREES
+    for claim in best_claims.CLAIMS[5:]:
+        assert claim.figure == "15 §3" and found[claim.quote] == claims.DIFFERS
+
+
+def test_worst_pair_epsilon_is_the_exact_epsilon_of_the_worst_rows():
+    # randomized response on two inputs: both rows differ by e^eps exactly; a third
+    # row equal to the first adds nothing; at delta > 0 the exact value is smaller.
+    # By hand: rows (p, 1 - p) and (1 - p, p); at delta, eps = log((p - delta) /
+    # (1 - p)) (the excess of the larger output is all that delta can absorb).
+    eps = 1.5
+    p = np.exp(eps) / (1 + np.exp(eps))
+    matrix = np.array([[p, 1 - p], [1 - p, p], [p, 1 - p]])
+    assert best_mechanisms.worst_pair_epsilon(matrix, 0.0) == pytest.approx(eps)
+    assert best_mechanisms.worst_pair_epsilon(matrix, 0.1) == pytest.approx(
+        np.log((p - 0.1) / (1 - p))
+    )
+    blocked = np.array([[1.0, 0.0], [0.5, 0.5]])
+    assert best_mechanisms.worst_pair_epsilon(blocked, 0.0) == np.inf
+
+
+def test_optimal_actual_loses_at_most_eps_star_and_more_than_the_accounted():
+    points = np.random.default_rng(3).uniform(0, 1, (200, 2))
+    s = best_mechanisms.setting(points, [[0, 1], [0, 1]], 8, 4, "uniform")
+    _, _, accounted = best_mechanisms.optimal_at(s, 4.0, None)
+    _, _, actual = best_mechanisms.optimal_actual(s, 4.0, None)
+    loss = best_mechanisms.worst_pair_epsilon(actual.matrix, s["delta"])
+    assert loss <= 4.0
+    assert loss > best_mechanisms.worst_pair_epsilon(accounted.matrix, s["delta"])
+    assert actual.loss <= accounted.loss  # a larger rate: no larger expected loss

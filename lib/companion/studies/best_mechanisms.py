@@ -9,13 +9,17 @@ this problem), the coarser ``lp_grid`` whose cells are the optimal mechanism's
 inputs and outputs (a client is in one of them; ``lp_prior`` is the prior summed
 over them) and the ``delta`` of DP-TT's accounting.
 
-**Footing: equal accounted privacy.** At a composed budget eps*, every mechanism
+**Footings.** *Equal accounted privacy*: at a composed budget eps*, every mechanism
 makes any two locations of the domain eps*-indistinguishable by its own ledger:
 GEO and the optimal mechanism at eps* / D per unit of distance (D the diameter;
 for the optimal mechanism between cell centres), SM and L-SRR at eps*-LDP, DP-TT
 with the constant schedule whose PLD composition at delta is eps*
-(:func:`dpnn.adversary.mechanisms_at`). Remapping is post-processing: the same
-eps*.
+(:func:`dpnn.adversary.mechanisms_at`). *Equal actual privacy*: every mechanism's
+worst pair of locations in the domain loses exactly eps* at delta
+(:func:`dpnn.adversary.actual_mechanisms_at`; DP-TT-DIS by its certified bound, so at
+most eps*), and the optimal mechanism's worst pair of cells by the exact epsilon at
+delta of its matrix (:func:`optimal_actual`). Remapping is post-processing: the same
+eps* on either footing.
 
 Measured per client (``n_queries`` of them, the same truths for every mechanism):
 the *quality loss* (distance from the true location to the location the server acts
@@ -39,7 +43,19 @@ from scipy.spatial import cKDTree
 from dpnn import adversary, optimal_geo, remapping
 from dpnn.trees import build_tree
 
-__all__ = ["setting", "optimal_at", "mechanisms", "measure", "compare"]
+__all__ = [
+    "FOOTINGS",
+    "setting",
+    "optimal_at",
+    "worst_pair_epsilon",
+    "optimal_actual",
+    "mechanisms",
+    "measure",
+    "compare",
+]
+
+#: The two footings of the comparison.
+FOOTINGS = ("accounted", "actual")
 
 
 def setting(points, domain, cells, lp_cells, prior_kind) -> dict:
@@ -85,11 +101,71 @@ def optimal_at(s, eps_star, dilation) -> tuple:
     return remapping.GridMechanism(result.matrix, grid, name="OPT"), seconds, result
 
 
-def mechanisms(s, eps_star, *, dilation, lsrr_levels, e_splits) -> tuple:
-    """``(base, remapped, solve)``: the mechanisms at eps* (GEO, SM, L-SRR, DP-TT-CMP
-    basic and E, DP-TT-DIS basic, and the optimal mechanism OPT), the remapped
-    ones (GEO, SM, L-SRR, OPT, DP-TT-CMP basic), and the LP's seconds and result."""
-    base = adversary.mechanisms_at(
+def worst_pair_epsilon(matrix, delta) -> float:
+    """The largest epsilon at ``delta`` over the pairs of rows of a mechanism matrix:
+    the exact privacy of its worst pair of inputs
+    (:func:`dpnn.adversary.exact_epsilon` on each pair; infinite if an output one
+    input can give is impossible for another)."""
+    matrix = np.asarray(matrix, dtype=float)
+    used = matrix.max(axis=0) > 0
+    rows = matrix[:, used]
+    if np.any(rows <= 0):
+        return np.inf
+    logs = np.log(rows)
+    return max(
+        adversary.exact_epsilon(logs[i], logs[j], delta)
+        for i in range(len(logs))
+        for j in range(i + 1, len(logs))
+    )
+
+
+def optimal_actual(s, eps_star, dilation, tolerance=5e-3, solves=8) -> tuple:
+    """:func:`optimal_at` with a rate whose matrix's worst pair of cells loses at
+    most eps* at the setting's delta (:func:`worst_pair_epsilon`) and at least
+    ``1 - tolerance`` times eps*, or the closest of ``solves`` solves: from eps* / D
+    (its cells are within D, so it loses at most eps*), each next rate the last
+    one times eps* (1 - tolerance / 2) / its loss (the loss grows about like the
+    rate), or the geometric middle of the bracket when that leaves it.
+    """
+    grid = s["lp_grid"]
+    start = time.perf_counter()
+    target, rate = eps_star * (1 - tolerance / 2), eps_star / grid.diameter
+    low, high = (None, -np.inf), np.inf  # (result, loss) below eps*; a rate above
+    low_rate = rate
+    for _ in range(solves):
+        found = optimal_geo.optimal_mechanism(
+            grid.points, s["lp_prior"], rate, dilation=dilation
+        )
+        loss = worst_pair_epsilon(found.matrix, s["delta"])
+        if loss <= eps_star:
+            if loss > low[1]:
+                low, low_rate = (found, loss), rate
+            if loss >= eps_star * (1 - tolerance):
+                break
+        else:
+            high = min(high, rate)
+        guess = rate * target / loss
+        middle = float(np.sqrt(low_rate * high)) if np.isfinite(high) else guess
+        rate = guess if low_rate < guess < high else middle
+    seconds = time.perf_counter() - start
+    return remapping.GridMechanism(low[0].matrix, grid, name="OPT"), seconds, low[0]
+
+
+def mechanisms(
+    s, eps_star, *, dilation, lsrr_levels, e_splits, footing="accounted"
+) -> tuple:
+    """``(base, remapped, solve)``: the mechanisms at eps* on the ``footing``
+    (:data:`FOOTINGS`; GEO, SM, L-SRR, DP-TT-CMP basic and E, DP-TT-DIS basic, and
+    the optimal mechanism OPT), the remapped ones (GEO, SM, L-SRR, OPT, DP-TT-CMP
+    basic), and the LP's seconds and result."""
+    if footing not in FOOTINGS:
+        raise ValueError(f"footing must be one of {FOOTINGS}, got {footing!r}")
+    at = (
+        adversary.mechanisms_at
+        if footing == "accounted"
+        else (adversary.actual_mechanisms_at)
+    )
+    base = at(
         eps_star,
         s["tree"],
         s["grid"],
@@ -98,7 +174,8 @@ def mechanisms(s, eps_star, *, dilation, lsrr_levels, e_splits) -> tuple:
         lsrr_levels=lsrr_levels,
         e_splits=e_splits,
     )
-    optimal, seconds, result = optimal_at(s, eps_star, dilation)
+    find = optimal_at if footing == "accounted" else optimal_actual
+    optimal, seconds, result = find(s, eps_star, dilation)
     base.insert(1, optimal)
     wanted = ("GEO", "OPT", "SM", "L-SRR", "DP-TT-CMP basic")
     remapped = [
@@ -159,9 +236,11 @@ def compare(
     dilation,
     lsrr_levels,
     e_splits,
+    footing="accounted",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The comparison table (one row per setting, eps*, mechanism) and the LP table
-    (one row per setting and eps*: wall seconds, constraints, loss, actual rate)."""
+    (one row per setting and eps*: wall seconds, constraints, loss, actual rate) on
+    the ``footing`` (:data:`FOOTINGS`)."""
     rows, solves = [], []
     for name, s in settings.items():
         grid, diameter = s["grid"], s["grid"].diameter
@@ -172,6 +251,7 @@ def compare(
                 dilation=dilation,
                 lsrr_levels=lsrr_levels,
                 e_splits=e_splits,
+                footing=footing,
             )
             solves.append(
                 {
@@ -181,6 +261,7 @@ def compare(
                     "constraints": result.constraints,
                     "expected_loss": result.loss / diameter,
                     "actual_eps_star": result.actual * diameter,
+                    "worst_pair_eps": worst_pair_epsilon(result.matrix, s["delta"]),
                 }
             )
             truth = grid.points[rng.choice(grid.size, size=n_queries, p=s["prior"])]

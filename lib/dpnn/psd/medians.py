@@ -162,13 +162,10 @@ def ss_median(values, lo, hi, epsilon, delta, rng) -> float:
     clamped to [lo, hi].
 
     Privacy: ``(epsilon, delta)``-DP (Nissim et al. 2007, Cor. 2.4 with the
-    Laplace distribution and Claim 3.3) for the continuous Laplace law. Clamping
-    to the public node range is post-processing; the paper reports that the
-    unclamped value often leaves the range. As sampled the noise is discrete
-    Laplace on a grid of about ``2^-30 sigma_s`` added to the median in floating
-    point: the noise scale depends on the data, and the sliding and dilation
-    argument of Nissim et al. is proved for the continuous law only, so this
-    guarantee holds for the ideal law and not exactly as sampled.
+    Laplace distribution and Claim 3.3) for the continuous law, not exactly as
+    sampled: the noise scale depends on the data, and their sliding and dilation
+    argument is not proved for a discrete law. Clamping to the public node range
+    is post-processing; the paper reports the unclamped value often leaves it.
     """
     sigma = smooth_sensitivity_median(values, lo, hi, epsilon, delta)
     x = np.sort(np.asarray(values, dtype=float))
@@ -215,9 +212,8 @@ def _noisy_mean_segments(values, segment, lo, hi, epsilon, rng):
         float
     )
     # Lap((hi - lo) / (epsilon / 2)): the sum in units of hi - lo has sensitivity 1
-    width = hi - lo
-    units = np.divide(total, width, out=np.zeros(s), where=width > 0)
-    total = mechanisms.laplace(units, 1.0, epsilon / 2, rng) * width
+    units = np.divide(total, hi - lo, out=np.zeros(s), where=hi > lo)
+    total = mechanisms.laplace(units, 1.0, epsilon / 2, rng) * (hi - lo)
     mean = lo + np.divide(total, count, out=(hi - lo) / 2, where=count > 0)
     return np.clip(mean, lo, hi)
 
