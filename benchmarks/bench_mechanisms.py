@@ -1,5 +1,8 @@
 """Time the mechanisms' hot paths; write benchmarks/results/mechanisms.json.
 
+The additive mechanisms draw exact integer noise on a grid (dpnn.exact_noise); the
+float samplers they replace (numpy's Laplace and normal) are timed beside them.
+
 Each figure is the best of several repeats. The exponential mechanism is also
 timed against a per-row Python loop written straight from thesis Def. 2.6, and
 the ratio measured in the same run is reported.
@@ -12,7 +15,7 @@ import platform
 import numpy as np
 from _results import best_time, report
 
-from dpnn import mechanisms
+from dpnn import float_laws, mechanisms
 
 
 def exponential_loop(utilities, epsilon, sensitivity, rng):
@@ -43,6 +46,16 @@ def main() -> dict:
         ),
         "laplace_1e6_values_s": best_time(
             lambda: mechanisms.laplace(points[:, 0], 1.0, 1.0, rng)
+        ),
+        "float_laplace_1e6_values_s": best_time(
+            lambda: float_laws.laplace_float(points[:, 0], 1.0, 1.0, rng)
+        ),
+        "gaussian_1e6_values_s": best_time(
+            lambda: mechanisms.gaussian(points[:, 0], 1.0, rng)
+        ),
+        "float_gaussian_1e6_values_s": best_time(lambda: rng.normal(0.0, 1.0, n)),
+        "laplace_one_value_s": best_time(
+            lambda: mechanisms.laplace(points[:1, 0], 1.0, 1.0, rng)
         ),
         "randomized_response_1e6_bits_s": best_time(
             lambda: mechanisms.randomized_response(np.zeros(n, dtype=np.int8), 1.0, rng)
