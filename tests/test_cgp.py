@@ -989,18 +989,18 @@ def test_median_interval_brackets_the_median_and_covers_at_the_stated_rate():
 
 @pytest.mark.slow
 def test_notebook_11_runs_end_to_end_on_a_cabspotting_folder(tmp_path):
-    """Issue 17: with trajectories_path set, notebook 11 runs under the default profile
-    on cleaned real-format data (here: 7 long cabs, one with two outliers, and a 59-fix
-    cab) and prints verdicts instead of failing."""
+    """With trajectories_path set, notebook 11 runs on cleaned real-format data (here:
+    7 long cabs, one with two outliers, and a 59-fix cab; the ci profile's sizes with
+    all six cleaned cabs) and prints verdicts instead of failing."""
     from companion import run as runner
 
     folder = tmp_path / "cabspotting"
     folder.mkdir()
     write_cab_folder(folder, np.random.default_rng(11), n_long=7, long_fixes=6000)
     executed = runner.run(
-        "default",
+        "ci",
         ["11_concentrated_geo_privacy"],
-        {"trajectories_path": str(folder)},
+        {"trajectories_path": str(folder), "n_trajectories": 6},
         output_dir=tmp_path / "out",
         figures_dir=tmp_path / "figures",
     )
