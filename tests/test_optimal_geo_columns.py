@@ -87,6 +87,21 @@ def test_solve_by_columns_objective_and_rows():
     assert solved.objective == pytest.approx(1.0, abs=1e-9)
 
 
+def test_threads_do_not_change_the_answer():
+    points = square_grid(8)
+    cost = bump(points)[:, None] * cdist(points, points)
+    edges = og.greedy_spanner(points, 1.1)
+    pairs = np.concatenate([edges, edges[:, ::-1]])
+    factors = np.exp(5.0 * cdist(points, points)[pairs[:, 0], pairs[:, 1]])
+    one, two = (ogc.solve_by_columns(cost, pairs, factors, workers=w) for w in (1, 2))
+    np.testing.assert_array_equal(one.matrix, two.matrix)
+    assert (one.objective, one.rounds, one.pricing) == (
+        two.objective,
+        two.rounds,
+        two.pricing,
+    )
+
+
 def test_bad_input_raises():
     pairs, factors = np.array([[0, 1], [1, 0]]), np.array([2.0, 2.0])
     cost = np.ones((2, 2))
@@ -104,5 +119,7 @@ def test_bad_input_raises():
         ogc.solve_by_columns(cost, pairs, [2.0])
     with pytest.raises(ValueError, match="tolerance"):
         ogc.solve_by_columns(cost, pairs, factors, tolerance=0.0)
+    with pytest.raises(ValueError, match="workers"):
+        ogc.solve_by_columns(cost, pairs, factors, workers=0)
     with pytest.raises(ValueError, match="method"):
         og.optimal_mechanism(square_grid(2), np.full(4, 0.25), 1.0, method="dw")

@@ -28,11 +28,23 @@ every ``g >= 1``; it alone makes the master feasible), the Laplace-shaped rays
 ``k[x] = exp(-D(x, c))`` for every location c (D the shortest-path distance with
 edge lengths ``log g``: ``D(a, c) <= log g_ab + D(b, c)`` is the triangle
 inequality), and the columns of the exponential mechanism at half the rate where
-they satisfy every pair. Generated rays join a pool; before each exact pricing
-round, every pooled ray is priced for every output (one matrix product) and the
-best one per output whose reduced cost is negative joins the master. Exact
-pricing LPs keep their HiGHS basis between rounds (only the costs change) and
-each round prices a quarter of the outputs, in a fixed shuffled order.
+they satisfy every pair. Four devices make it fast:
+
+* a *dual box* (du Merle, Villeneuve, Desrosiers and Hansen 1999): artificial
+  columns ``e_x`` and ``-e_x`` keep the master's duals within ``-b/10 <= u <= b``
+  (b the largest cost of each row), so early duals do not swing and price out
+  useless rays; the box is widened four times whenever the search ends with an
+  artificial column in use, so the answer is that of the unboxed program;
+* a *pool*: every generated ray is priced for every output before any pricing LP
+  runs (one matrix product), and the best pooled ray per output with a negative
+  reduced cost joins the master;
+* *partial pricing*: after a full pass over the outputs, only those that priced
+  out last time are priced again, until none does; then a full pass; the search
+  ends when a full pass prices nothing out. Pricing LPs keep their HiGHS basis
+  between rounds (only the costs change; the primal simplex goes on from it) and
+  run on ``workers`` threads;
+* a *small master*: unused columns of largest reduced cost are dropped (they stay
+  pooled) so that at most 2n remain before each pricing round.
 
 Privacy: each generated ray satisfies the pairs up to HiGHS's feasibility
 tolerance, so the returned matrix does too; :func:`dpnn.optimal_geo.repair` makes
@@ -41,7 +53,9 @@ it exact as for the full program.
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,12 +72,13 @@ __all__ = ["ColumnSolution", "solve_by_columns"]
 _POOL_TOLERANCE = 1e-7
 #: HiGHS's primal and dual feasibility tolerances in the master and pricing LPs.
 _LP_TOLERANCE = 1e-9
-#: Exact pricing visits the outputs in this many parts, one part per round.
-_PARTS = 4
 #: The dual stabilisation box: ``-_LOWER b <= u <= b``, b the largest cost of each
 #: row, widened ``_WIDEN`` times while an artificial column stays in the solution.
 _LOWER = 0.1
 _WIDEN = 4.0
+#: Before each pricing round the master keeps at most this many columns per
+#: location, dropping unused ones of largest reduced cost (they stay pooled).
+_KEEP = 2
 #: The master starts with the constant ray and, per output, this many seed rays of
 #: least cost.
 _START = 2
@@ -135,10 +150,14 @@ class _Master:
         self.cost = cost
         self.n = cost.shape[0]
         self.h, self.inf = _highs()
+        # added columns leave the basis primal feasible: the primal simplex
+        self.h.setOptionValue("simplex_strategy", 4)
+        self.h.setOptionValue("presolve", "off")
         n = self.n
         empty = np.zeros(0, dtype=np.int32)
         self.h.addRows(n, np.ones(n), np.ones(n), 0, empty, empty, np.zeros(0))
-        self.outputs, self.rays = [], []
+        self.outputs = np.zeros(0, dtype=np.intp)
+        self.indices = np.zeros(0, dtype=np.intp)
         self.first = 0
 
     def box(self, upper, lower):
@@ -165,7 +184,8 @@ class _Master:
         """The largest weight on an artificial column."""
         return float(np.max(self.h.getSolution().col_value[: self.first]))
 
-    def add(self, outputs, rays):
+    def add(self, outputs, indices, rays):
+        """Columns (``outputs[i]``, pooled ray ``indices[i]``, ``rays[:, i]``)."""
         k = rays.shape[1]
         if k == 0:
             return
@@ -183,8 +203,8 @@ class _Master:
             rows,
             np.ascontiguousarray(rays.T).ravel(),
         )
-        self.outputs.append(np.asarray(outputs))
-        self.rays.append(rays)
+        self.outputs = np.concatenate([self.outputs, outputs])
+        self.indices = np.concatenate([self.indices, indices])
 
     def solve(self):
         self.h.run()
@@ -194,18 +214,51 @@ class _Master:
         solution = self.h.getSolution()
         return self.h.getInfo().objective_function_value, np.array(solution.row_dual)
 
-    def matrix(self, m):
-        weights = np.array(self.h.getSolution().col_value)
-        weights = weights[self.first :]
-        rays = np.concatenate(self.rays, axis=1)
-        outputs = np.concatenate(self.outputs)
+    def prune(self, keep):
+        """Drops the unused columns of largest reduced cost until ``keep`` are left;
+        returns their (outputs, pooled ray indices)."""
+        excess = int(len(self.outputs) - keep)
+        if excess <= 0:
+            return self.outputs[:0], self.indices[:0]
+        solution = self.h.getSolution()
+        value = np.array(solution.col_value)[self.first :]
+        reduced = np.array(solution.col_dual)[self.first :]
+        unused = np.nonzero((value <= 0) & (reduced > 0))[0]
+        drop = unused[np.argsort(-reduced[unused], kind="stable")[:excess]]
+        drop.sort()
+        self.h.deleteCols(len(drop), (drop + self.first).astype(np.int32))
+        dropped = self.outputs[drop], self.indices[drop]
+        self.outputs = np.delete(self.outputs, drop)
+        self.indices = np.delete(self.indices, drop)
+        return dropped
+
+    def matrix(self, m, pool):
+        weights = np.array(self.h.getSolution().col_value)[self.first :]
         out = np.zeros((self.n, m))
-        np.add.at(out.T, outputs, (rays * weights).T)
+        np.add.at(out.T, self.outputs, (pool[:, self.indices] * weights).T)
         return out
 
 
+def _price(pricers, z, n, pairs, factors, reduced):
+    """The optimal ray of output z's pricing LP at the reduced costs ``reduced``."""
+    h = pricers[z]
+    first = h is None
+    if first:
+        h = pricers[z] = _pricing_lp(n, pairs, factors)
+    h.changeColsCost(n, np.arange(n, dtype=np.int32), reduced)
+    h.run()
+    status = h.modelStatusToString(h.getModelStatus())
+    if status != "Optimal":
+        raise RuntimeError(f"a pricing program was not solved: {status}")
+    if first:
+        # its first solve by HiGHS's choice (dual simplex), then the primal simplex
+        # from the previous basis, still feasible: only the costs change
+        h.setOptionValue("simplex_strategy", 4)
+    return np.clip(np.array(h.getSolution().col_value), 0.0, None)
+
+
 def solve_by_columns(
-    cost, pairs, factors, *, tolerance=1e-9, time_limit=None
+    cost, pairs, factors, *, tolerance=1e-9, time_limit=None, workers=None
 ) -> ColumnSolution:
     """``min sum_z c_z . K_z`` over ``K_z`` in C (every pair ``K[a, z] <= g K[b, z]``)
     with ``sum_z K[x, z] = 1``, by column generation (module docstring).
@@ -214,7 +267,9 @@ def solve_by_columns(
     constrained ordered pairs of locations, ``factors`` (p,) their ``g >= 1``.
     ``tolerance`` the least reduced cost (costs scaled to a largest entry of 1)
     that still adds a ray; ``time_limit`` seconds (None: none; past it a
-    RuntimeError).
+    RuntimeError); ``workers`` the threads that solve pricing LPs (None: one per
+    CPU). The answer does not depend on ``workers``: each output's pricing LP is
+    its own HiGHS instance, and the rays are taken in output order.
     """
     start = time.perf_counter()
     cost = finite_array(cost, "cost", ndim=(2,))
@@ -235,6 +290,9 @@ def solve_by_columns(
     factors = finite_array(factors, "factors", ndim=(1,), allow_empty=True)
     if factors.shape != (len(pairs),) or np.any(factors < 1):
         raise ValueError(f"factors must hold {len(pairs)} values >= 1")
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if not tolerance > 0:
         raise ValueError(f"tolerance must be > 0, got {tolerance}")
     limit = np.inf if time_limit is None else float(time_limit)
@@ -251,59 +309,55 @@ def solve_by_columns(
     box = cost.max(axis=1)
     master.box(box, -_LOWER * box)
     first = np.nonzero(added)
-    master.add(first[0], pool[:, first[1]])
+    master.add(first[0], first[1], pool[:, first[1]])
     pricers = [None] * m
-    columns = np.arange(n, dtype=np.int32)
-    parts = np.array_split(np.random.default_rng(0).permutation(m), min(_PARTS, m))
-    part, clean, rounds, solved = 0, 0, 0, 0
-    while True:
-        if time.perf_counter() - start > limit:
-            raise RuntimeError(f"column generation passed time_limit={time_limit}")
-        objective, u = master.solve()
-        reduced = np.where(added, np.inf, pool_cost - u @ pool)
-        best = np.argmin(reduced, axis=1)
-        outputs = np.nonzero(reduced[np.arange(m), best] < -_POOL_TOLERANCE)[0]
-        if len(outputs):
-            master.add(outputs, pool[:, best[outputs]])
-            added[outputs, best[outputs]] = True
-            continue
-        new_outputs, new_rays = [], []
-        while not new_outputs and clean < len(parts):
-            for z in parts[part]:
-                if pricers[z] is None:
-                    pricers[z] = _pricing_lp(n, pairs, factors)
-                h = pricers[z]
-                h.changeColsCost(n, columns, cost[:, z] - u)
-                h.run()
+    rounds, solved = 0, 0
+    dirty = np.arange(m)
+    with ThreadPoolExecutor(workers) as pool_of_threads:
+        while True:
+            if time.perf_counter() - start > limit:
+                raise RuntimeError(f"column generation passed time_limit={time_limit}")
+            objective, u = master.solve()
+            reduced = np.where(added, np.inf, pool_cost - u @ pool)
+            best = np.argmin(reduced, axis=1)
+            outputs = np.nonzero(reduced[np.arange(m), best] < -_POOL_TOLERANCE)[0]
+            if len(outputs):
+                master.add(outputs, best[outputs], pool[:, best[outputs]])
+                added[outputs, best[outputs]] = True
+                continue
+            dropped = master.prune(_KEEP * n)
+            added[dropped] = False
+            new_outputs, new_rays = [], []
+            full = len(dirty) == 0  # a full pass over every output, else the dirty ones
+            batch = np.arange(m) if full else dirty
+            rays = pool_of_threads.map(
+                lambda z, u=u: _price(pricers, z, n, pairs, factors, cost[:, z] - u),
+                batch,
+            )
+            for z, ray in zip(batch, rays, strict=True):
                 solved += 1
-                # its first solve by HiGHS's choice (dual simplex), then the
-                # primal simplex from the previous basis: only the costs change
-                h.setOptionValue("simplex_strategy", 4)
-                ray = np.clip(np.array(h.getSolution().col_value), 0.0, None)
                 if (cost[:, z] - u) @ ray < -tolerance:
                     new_outputs.append(z)
                     new_rays.append(ray / ray.sum())
             rounds += 1
-            part = (part + 1) % len(parts)
-            clean = 0 if new_outputs else clean + 1
-        if not new_outputs:
-            if master.artificial() <= _LP_TOLERANCE:
-                break
-            box = _WIDEN * box  # the box held the duals back: widen it, go on
-            master.box(box, -_LOWER * box)
-            clean = 0
-            continue
-        rays = np.column_stack(new_rays)
-        master.add(np.array(new_outputs), rays)
-        pool = np.column_stack([pool, rays])
-        pool_cost = np.column_stack([pool_cost, cost.T @ rays])
-        fresh = np.zeros((m, rays.shape[1]), dtype=bool)
-        fresh[new_outputs, np.arange(len(new_outputs))] = True
-        added = np.column_stack([added, fresh])
+            dirty = np.array(new_outputs, dtype=int)
+            if not new_outputs:
+                if not full:
+                    continue
+                if master.artificial() <= _LP_TOLERANCE:
+                    break
+                box = _WIDEN * box  # the box held the duals back: widen it, go on
+                master.box(box, -_LOWER * box)
+                continue
+            rays = np.column_stack(new_rays)
+            master.add(
+                np.array(new_outputs), pool.shape[1] + np.arange(len(new_rays)), rays
+            )
+            pool = np.column_stack([pool, rays])
+            pool_cost = np.column_stack([pool_cost, cost.T @ rays])
+            fresh = np.zeros((m, rays.shape[1]), dtype=bool)
+            fresh[new_outputs, np.arange(len(new_outputs))] = True
+            added = np.column_stack([added, fresh])
     return ColumnSolution(
-        master.matrix(m),
-        objective / scale,
-        rounds,
-        solved,
-        sum(r.shape[1] for r in master.rays),
+        master.matrix(m, pool), objective / scale, rounds, solved, len(master.outputs)
     )
