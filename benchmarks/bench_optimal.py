@@ -117,7 +117,9 @@ def main(sizes=SIZES) -> dict:
             print(key, wall, result.rounds, flush=True)
             if wall > LIMIT / 2:
                 break
-        results[f"largest practical grid, columns, {kind} prior"] = practical
+        results[f"largest practical grid, columns, {kind} prior"] = (
+            "none" if practical is None else practical
+        )
     return report("optimal", results)
 
 
