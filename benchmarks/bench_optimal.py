@@ -1,12 +1,20 @@
 """Time the optimal geo-indistinguishable mechanism's linear program by grid size.
 
 Writes benchmarks/results/optimal.json: for square grids of c x c cells on the unit
-square (uniform prior, epsilon = 8 / sqrt(2) per unit, so 8 across the diagonal),
-the wall and CPU seconds of :func:`dpnn.optimal_geo.optimal_mechanism` with every
-pair constrained (up to 6 x 6) and on the greedy 1.1-spanner (the king's moves),
-the number of constraints, the expected loss and the actual rate of the returned
-matrix. A size is *practical* when it solves within ``LIMIT`` seconds of wall time;
-the sizes stop at the first one that does not.
+square (epsilon = 8 / sqrt(2) per unit, so 8 across the diagonal), the wall and CPU
+seconds of :func:`dpnn.optimal_geo.optimal_mechanism`
+
+* with every pair constrained (4 x 4 and 6 x 6, the whole program);
+* on the greedy 1.1-spanner (the king's moves) solved as one program
+  (``method="full"``) up to ``FULL_SIZES``, where it stops at the first size not
+  solved within ``LIMIT`` seconds;
+* on the same spanner by column generation (``method="columns"``), for a uniform
+  prior and a Gaussian bump (standard deviation 0.15 about (0.3, 0.6), plus 5% of
+  the uniform), up to the first size not solved within ``LIMIT`` seconds, with its
+  pricing rounds, expected loss and actual rate; where both methods ran, the
+  relative difference of their expected losses.
+
+A size is *practical* when it solves within ``PRACTICAL`` seconds of wall time.
 """
 
 from __future__ import annotations
@@ -20,9 +28,13 @@ from _results import report
 
 from dpnn import optimal_geo
 
-#: Wall seconds after which a size counts as impractical (HiGHS's time limit).
+#: Wall seconds after which a size stops the sweep (the solvers' time limit).
 LIMIT = 600.0
-SIZES = (4, 6, 8, 10, 12, 14, 16, 18, 20, 24)
+#: Wall seconds within which a size counts as practical.
+PRACTICAL = 60.0
+FULL_SIZES = (4, 6, 8, 10, 12)
+SIZES = (10, 14, 16, 20, 24, 28, 32)
+EPSILON = 8 / np.sqrt(2)
 
 
 def grid_points(cells):
@@ -30,13 +42,25 @@ def grid_points(cells):
     return np.stack(np.meshgrid(axis, axis, indexing="ij"), -1).reshape(-1, 2)
 
 
-def solve(cells, dilation, epsilon):
+def prior_of(points, kind):
+    if kind == "uniform":
+        return np.full(len(points), 1 / len(points))
+    weights = np.exp(-np.sum((points - [0.3, 0.6]) ** 2, axis=1) / (2 * 0.15**2))
+    weights = weights / weights.sum()
+    return 0.95 * weights + 0.05 / len(points)
+
+
+def solve(cells, dilation, method, kind="uniform"):
     points = grid_points(cells)
-    prior = np.full(len(points), 1 / len(points))
     wall, cpu = time.perf_counter(), time.process_time()
     try:
         result = optimal_geo.optimal_mechanism(
-            points, prior, epsilon, dilation=dilation, time_limit=LIMIT
+            points,
+            prior_of(points, kind),
+            EPSILON,
+            dilation=dilation,
+            time_limit=LIMIT,
+            method=method,
         )
     except RuntimeError:
         result = None
@@ -47,32 +71,55 @@ def solve(cells, dilation, epsilon):
 def main(sizes=SIZES) -> dict:
     results = {
         "machine": f"{platform.machine()}, {platform.python_version()}",
-        "epsilon per unit": 8 / np.sqrt(2),
+        "epsilon per unit": EPSILON,
         "limit, seconds": LIMIT,
+        "practical, seconds": PRACTICAL,
     }
-    epsilon = 8 / np.sqrt(2)
     for cells in (4, 6):
-        result, wall, cpu = solve(cells, None, epsilon)
+        result, wall, cpu = solve(cells, None, "full")
         key = f"{cells}x{cells} exact"
         results[f"{key}: constraints"] = result.constraints
         results[f"{key}: wall seconds"] = wall
         results[f"{key}: cpu seconds"] = cpu
         results[f"{key}: expected loss"] = result.loss
-    practical = None
-    for cells in sizes:
-        result, wall, cpu = solve(cells, 1.1, epsilon)
-        key = f"{cells}x{cells} spanner 1.1"
+    full = {}
+    for cells in FULL_SIZES:
+        result, wall, cpu = solve(cells, 1.1, "full")
+        key = f"{cells}x{cells} spanner 1.1, full"
         results[f"{key}: wall seconds"] = wall
         results[f"{key}: cpu seconds"] = cpu
         if result is None:
             results[f"{key}: solved"] = "no (time limit)"
             break
-        practical = cells
+        full[cells] = result.loss
         results[f"{key}: constraints"] = result.constraints
         results[f"{key}: expected loss"] = result.loss
-        results[f"{key}: actual epsilon"] = result.actual
         print(key, wall, flush=True)
-    results["largest practical grid (cells per axis)"] = practical
+    for kind in ("uniform", "bump"):
+        practical = None
+        for cells in sizes:
+            result, wall, cpu = solve(cells, 1.1, "columns", kind)
+            key = f"{cells}x{cells} spanner 1.1, columns, {kind} prior"
+            results[f"{key}: wall seconds"] = wall
+            results[f"{key}: cpu seconds"] = cpu
+            if result is None:
+                results[f"{key}: solved"] = "no (time limit)"
+                break
+            if wall <= PRACTICAL:
+                practical = cells
+            results[f"{key}: pricing rounds"] = result.rounds
+            results[f"{key}: expected loss"] = result.loss
+            results[f"{key}: actual epsilon"] = result.actual
+            if kind == "uniform" and cells in full:
+                results[f"{key}: relative difference from full"] = (
+                    abs(result.loss - full[cells]) / full[cells]
+                )
+            print(key, wall, result.rounds, flush=True)
+            if wall > LIMIT / 2:
+                break
+        results[f"largest practical grid, columns, {kind} prior"] = (
+            "none" if practical is None else practical
+        )
     return report("optimal", results)
 
 

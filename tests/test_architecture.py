@@ -57,6 +57,7 @@ LAYERS = [
             "dpnn.local_mechanisms",
             "dpnn.lsrr",
             "dpnn.optimal_geo",
+            "dpnn.optimal_geo_columns",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],

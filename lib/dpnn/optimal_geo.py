@@ -48,8 +48,10 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from dpnn._validation import finite_array, generator, positive_finite
+from dpnn.optimal_geo_columns import solve_by_columns
 
 __all__ = [
+    "METHODS",
     "QUALITY_LOSSES",
     "OptimalMechanism",
     "actual_epsilon",
@@ -62,12 +64,19 @@ __all__ = [
 ]
 
 QUALITY_LOSSES = ("euclidean", "squared")
+#: How :func:`optimal_mechanism` solves the program: the whole program at once
+#: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo_columns`)
+#: or ``"auto"`` (``"full"`` up to ``_FULL_LIMIT`` matrix entries).
+METHODS = ("auto", "full", "columns")
 
 #: Largest number of locations solved with every pair constrained (``dilation=None``
 #: picks the spanner above it).
 _EXACT_LIMIT = 64
 #: HiGHS's primal feasibility tolerance (its default); :func:`repair` removes the rest.
 _FEASIBILITY = 1e-7
+#: Largest number of matrix entries (points x outputs) that ``method="auto"`` solves
+#: as one program.
+_FULL_LIMIT = 100 * 100
 
 
 def _locations(points, name="points"):
@@ -199,7 +208,9 @@ class OptimalMechanism:
     ``epsilon`` is the rate asked for, ``dilation`` the spanner's (None: every pair
     constrained), ``constraints`` the number of inequalities, ``actual`` the rate of
     the returned matrix (:func:`actual_epsilon`) and ``loss`` its expected quality
-    loss under the prior.
+    loss under the prior. ``method`` says how the program was solved
+    (:data:`METHODS`) and ``rounds`` how many pricing rounds column generation
+    took (0 for the whole program).
     """
 
     points: np.ndarray
@@ -210,6 +221,8 @@ class OptimalMechanism:
     constraints: int
     actual: float
     loss: float
+    method: str = "full"
+    rounds: int = 0
 
     def sample(self, locations, rng) -> np.ndarray:
         """Releases for ``locations`` (each one of ``points``), via
@@ -262,6 +275,7 @@ def optimal_mechanism(
     loss="euclidean",
     outputs=None,
     time_limit=None,
+    method="auto",
 ) -> OptimalMechanism:
     """The epsilon-geo-indistinguishable mechanism of least expected quality loss.
 
@@ -271,9 +285,14 @@ def optimal_mechanism(
     a number >= 1 constrains the edges of :func:`greedy_spanner` at rate
     ``epsilon / dilation`` (module docstring: still epsilon-GI, loss at most that
     of the exact optimum at epsilon / dilation); ``"auto"`` is exact up to 64
-    points and 1.1 above (the king's-move graph on a square grid). HiGHS's
-    interior point method solves it (``time_limit`` seconds at most, default none;
-    a program not solved in time is a RuntimeError).
+    points and 1.1 above (the king's-move graph on a square grid).
+    ``method="full"``: HiGHS's interior point method solves the whole program;
+    ``"columns"``: column generation
+    (:func:`dpnn.optimal_geo_columns.solve_by_columns`), the same optimum up to
+    the LP tolerances and much faster on large grids; ``"auto"``: ``"full"`` up to
+    10,000 matrix entries (100 points and outputs), ``"columns"`` above.
+    ``time_limit`` seconds at most, default none; a program not solved in time is
+    a RuntimeError.
 
     Privacy: epsilon-geo-indistinguishability on ``points`` up to the solver's
     tolerance, made exact by :func:`repair` up to the row normalisation; the
@@ -285,6 +304,8 @@ def optimal_mechanism(
         raise ValueError("outputs must have the points' dimension")
     prior = _check_prior(prior, len(x))
     epsilon = positive_finite(epsilon, "epsilon")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if isinstance(dilation, str):
         if dilation != "auto":
             raise ValueError(f"dilation must be None, 'auto' or >= 1, got {dilation!r}")
@@ -297,6 +318,25 @@ def optimal_mechanism(
     else:
         edges = greedy_spanner(x, dilation)
         pairs, rate = np.concatenate([edges, edges[:, ::-1]]), epsilon / dilation
+    if method == "auto":
+        method = "full" if n * m <= _FULL_LIMIT else "columns"
+    if method == "columns":
+        factors = np.exp(rate * np.linalg.norm(x[pairs[:, 0]] - x[pairs[:, 1]], axis=1))
+        solved = solve_by_columns(
+            prior[:, None] * quality, pairs, factors, time_limit=time_limit
+        )
+        return _result(
+            x,
+            z,
+            solved.matrix,
+            epsilon,
+            dilation,
+            len(pairs) * m,
+            prior,
+            loss,
+            method,
+            solved.rounds,
+        )
     upper = _constraints(x, pairs, rate, m)
     equal = sparse.kron(sparse.eye(n), np.ones((1, m)), format="csr")
     result = linprog(
@@ -314,16 +354,35 @@ def optimal_mechanism(
     )
     if result.status != 0:
         raise RuntimeError(f"the linear program was not solved: {result.message}")
-    matrix = repair(result.x.reshape(n, m), x, epsilon)
+    return _result(
+        x,
+        z,
+        result.x.reshape(n, m),
+        epsilon,
+        dilation,
+        upper.shape[0],
+        prior,
+        loss,
+        method,
+        0,
+    )
+
+
+def _result(
+    x, z, solution, epsilon, dilation, constraints, prior, loss, method, rounds
+):
+    matrix = repair(solution, x, epsilon)
     return OptimalMechanism(
         x,
         z,
         matrix,
         epsilon,
         None if dilation is None else float(dilation),
-        int(upper.shape[0]),
+        int(constraints),
         actual_epsilon(matrix, x),
         expected_loss(matrix, prior, x, z, loss),
+        method,
+        int(rounds),
     )
 
 
