@@ -226,3 +226,20 @@ def test_laplace_below_cdf_estimate_is_within_the_margin():
             exact = 1 - q ** (m + 1) / (1 + q) if m >= 0 else q ** (-m) / (1 + q)
             got = _at_most_estimate(np.array([m]), t)[0]
             assert abs(got - float(exact)) <= 2.0**-50, (t, m)
+
+
+def test_the_int64_grid_path_equals_the_exact_integers():
+    # values 2^52 to 2^60 grid steps from 0: the int64 path (float index, integer sum,
+    # one rounding to float) gives the float nearest the exact grid point, as the
+    # Python-integer path does
+    step = 2.0**-30
+    values = np.array([2.0**22 + 3.5, -(2.0**26) - 0.25, 2.0**30 + 1.0, 7.0e8])
+    index = exact_noise.to_grid(values, step)
+    assert index.dtype == np.int64
+    noise = np.array([3, -(2**40) + 1, 2**33 + 7, -5], dtype=np.int64)
+    got = exact_noise.from_grid(index, noise, step)
+    expected = [
+        float((round(Fraction(v) / Fraction(step)) + int(z)) * Fraction(step))
+        for v, z in zip(values, noise)
+    ]
+    assert got.tolist() == expected

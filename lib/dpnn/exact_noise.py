@@ -329,11 +329,12 @@ def discrete_gaussian(sigma, rng, size: int) -> np.ndarray:
 
 def to_grid(values, step: float) -> np.ndarray:
     """The nearest multiple of ``step`` (a power of two) to each value, as integers:
-    int64 where every ``|value / step| < 2^52``, else exact Python integers."""
+    int64 where every ``|value / step| < 2^61`` (a float that large is already an
+    integer, so the conversion is exact), else exact Python integers."""
     values = np.asarray(values, dtype=float)
     with np.errstate(over="ignore"):
         scaled = values / step  # exact: step is a power of two
-    if np.all(np.abs(scaled) < 2.0**52):
+    if np.all(np.abs(scaled) < 2.0**61):
         return np.rint(scaled).astype(np.int64)
     exact = [round(Fraction(v) / Fraction(step)) for v in values.ravel()]
     return np.array(exact, dtype=object).reshape(values.shape)
