@@ -68,6 +68,17 @@ def solve(cells, dilation, method, kind="uniform"):
     return result, wall, cpu
 
 
+def timed(results, key, cells, dilation, method, kind="uniform"):
+    """Solve, record the wall and CPU seconds under ``key`` (and "no (time limit)"
+    if the solve stopped); the result or None."""
+    result, wall, cpu = solve(cells, dilation, method, kind)
+    results[f"{key}: wall seconds"] = wall
+    results[f"{key}: cpu seconds"] = cpu
+    if result is None:
+        results[f"{key}: solved"] = "no (time limit)"
+    return result, wall
+
+
 def main(sizes=SIZES) -> dict:
     results = {
         "machine": f"{platform.machine()}, {platform.python_version()}",
@@ -76,20 +87,15 @@ def main(sizes=SIZES) -> dict:
         "practical, seconds": PRACTICAL,
     }
     for cells in (4, 6):
-        result, wall, cpu = solve(cells, None, "full")
         key = f"{cells}x{cells} exact"
+        result, _ = timed(results, key, cells, None, "full")
         results[f"{key}: constraints"] = result.constraints
-        results[f"{key}: wall seconds"] = wall
-        results[f"{key}: cpu seconds"] = cpu
         results[f"{key}: expected loss"] = result.loss
     full = {}
     for cells in FULL_SIZES:
-        result, wall, cpu = solve(cells, 1.1, "full")
         key = f"{cells}x{cells} spanner 1.1, full"
-        results[f"{key}: wall seconds"] = wall
-        results[f"{key}: cpu seconds"] = cpu
+        result, wall = timed(results, key, cells, 1.1, "full")
         if result is None:
-            results[f"{key}: solved"] = "no (time limit)"
             break
         full[cells] = result.loss
         results[f"{key}: constraints"] = result.constraints
@@ -98,12 +104,9 @@ def main(sizes=SIZES) -> dict:
     for kind in ("uniform", "bump"):
         practical = None
         for cells in sizes:
-            result, wall, cpu = solve(cells, 1.1, "columns", kind)
             key = f"{cells}x{cells} spanner 1.1, columns, {kind} prior"
-            results[f"{key}: wall seconds"] = wall
-            results[f"{key}: cpu seconds"] = cpu
+            result, wall = timed(results, key, cells, 1.1, "columns", kind)
             if result is None:
-                results[f"{key}: solved"] = "no (time limit)"
                 break
             if wall <= PRACTICAL:
                 practical = cells

@@ -336,6 +336,13 @@ def test_dis_against_geo_footings_one_panel_per_footing():
     plt.close(fig)
 
 
+def _named_ledger(points, claims):
+    """A ledger of ``claims`` claims whose evidence is the named ``points``."""
+    return pd.DataFrame(
+        {"id": [f"c{i}" for i in range(claims)], "verdict": ["agrees"] * claims}
+    ).assign(evidence=[points] * claims)
+
+
 def test_named_settings_never_overlap_at_the_books_text_size():
     from companion.claims.core import Point
 
@@ -345,9 +352,7 @@ def test_named_settings_never_overlap_at_the_books_text_size():
         Point(name, 0.0, 0.9, 0.85, 0.95, 0.8, 1.0, "holds")
         for name in ("GEO at Δ = 1e5", "DP-TT-DIS at Δ = 1e3")
     )
-    ledger = pd.DataFrame(
-        {"id": [f"c{i}" for i in range(6)], "verdict": ["agrees"] * 6}
-    ).assign(evidence=[points] * 6)
+    ledger = _named_ledger(points, 6)
     fig = plots.verdict_evidence(ledger)
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -369,9 +374,7 @@ def test_named_settings_with_long_words_break_at_hyphens_when_crowded():
         Point(name, 0.0, 0.9, 0.85, 0.95, 0.8, 1.0, "holds")
         for name in ("iris (non-interactive)", "moons (non-interactive)")
     )
-    ledger = pd.DataFrame(
-        {"id": [f"c{i}" for i in range(4)], "verdict": ["agrees"] * 4}
-    ).assign(evidence=[points] * 4)
+    ledger = _named_ledger(points, 4)
     fig = plots.verdict_evidence(ledger, columns=4)  # as 09's figure
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
