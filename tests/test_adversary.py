@@ -32,6 +32,7 @@ from dpnn.adversary import (
     domain_grid,
     empirical_prior,
     exact_epsilon,
+    exact_epsilons,
     geometric_median,
     hockey_stick,
     mechanisms_at,
@@ -417,6 +418,29 @@ def test_hockey_stick_and_exact_epsilon_against_direct_sums():
         exact_epsilon(log_p, log_q, 1.0)
     with pytest.raises(ValueError, match="epsilon"):
         hockey_stick(log_p, log_q, -1.0)
+
+
+def test_exact_epsilons_is_exact_epsilon_row_by_row():
+    # random laws, laws equal on half their outcomes (ties in the loss), equal laws
+    # and one-outcome laws, at delta 0 and above: the same numbers as the
+    # one-pair function, pair by pair
+    rng = np.random.default_rng(21)
+    for m in (1, 2, 7, 40):
+        log_p = np.log(rng.dirichlet(np.full(m, 0.5), size=12))
+        log_q = np.log(rng.dirichlet(np.ones(m), size=12))
+        log_q[:4, : m // 2] = log_p[:4, : m // 2]
+        log_q[4] = log_p[4]
+        for delta in (0.0, 1e-5, 0.05, 0.5):
+            expected = [exact_epsilon(a, b, delta) for a, b in zip(log_p, log_q)]
+            found = exact_epsilons(log_p, log_q, delta)
+            np.testing.assert_allclose(found, expected, rtol=1e-13, atol=0)
+    assert exact_epsilons(np.zeros((0, 3)), np.zeros((0, 3)), 0.1).shape == (0,)
+    with pytest.raises(ValueError, match="delta"):
+        exact_epsilons(log_p, log_q, 1.0)
+    with pytest.raises(ValueError, match="2-D"):
+        exact_epsilons(log_p[0], log_q[0], 0.1)
+    with pytest.raises(ValueError, match="finite"):
+        exact_epsilons(np.array([[-np.inf, 0.0]]), np.log([[0.5, 0.5]]), 0.1)
 
 
 def test_cmp_corner_pair_is_exactly_randomized_response_composed_at_h17():

@@ -7,6 +7,7 @@ import pytest
 from companion import claims
 from companion.claims import best_mechanisms as best_claims
 from companion.studies import best_mechanisms
+from dpnn import optimal_geo, optimal_geo_warm
 
 
 def table(dptt_accuracy, other_accuracy):
@@ -98,9 +99,46 @@ def test_worst_pair_epsilon_is_the_exact_epsilon_of_the_worst_rows():
 def test_optimal_actual_loses_at_most_eps_star_and_more_than_the_accounted():
     points = np.random.default_rng(3).uniform(0, 1, (200, 2))
     s = best_mechanisms.setting(points, [[0, 1], [0, 1]], 8, 4, "uniform")
-    _, _, accounted = best_mechanisms.optimal_at(s, 4.0, None)
-    _, _, actual = best_mechanisms.optimal_actual(s, 4.0, None)
+    _, _, accounted, one = best_mechanisms.optimal_at(s, 4.0, None)
+    _, _, actual, solves = best_mechanisms.optimal_actual(s, 4.0, None)
     loss = best_mechanisms.worst_pair_epsilon(actual.matrix, s["delta"])
+    assert one == 1 and 1 <= solves <= 8
     assert loss <= 4.0
     assert loss > best_mechanisms.worst_pair_epsilon(accounted.matrix, s["delta"])
     assert actual.loss <= accounted.loss  # a larger rate: no larger expected loss
+
+
+def test_the_optimal_mechanisms_are_optima_of_optimal_mechanisms_program(monkeypatch):
+    # the accounted solve is optimal_mechanism's matrix itself (kept in the setting
+    # and shared by both footings); every solve of the calibration, warm-started or
+    # not, has the least expected loss of optimal_mechanism's program at its rate
+    solve, seen = optimal_geo_warm.OptimalProgram.solve, []
+
+    def spy(program, epsilon, start=None):
+        seen.append(solve(program, epsilon, start))
+        return seen[-1]
+
+    monkeypatch.setattr(optimal_geo_warm.OptimalProgram, "solve", spy)
+    points = np.random.default_rng(5).uniform(0, 1, (300, 2))
+    s = best_mechanisms.setting(points, [[0, 1], [0, 1]], 12, 6, "empirical")
+    grid = s["lp_grid"]
+    for eps_star in (2.0, 5.0):
+        _, seconds, accounted, _ = best_mechanisms.optimal_at(s, eps_star, 1.1)
+        old = optimal_geo.optimal_mechanism(
+            grid.points, s["lp_prior"], eps_star / grid.diameter, dilation=1.1
+        )
+        np.testing.assert_array_equal(accounted.matrix, old.matrix)
+        again = best_mechanisms.optimal_at(s, eps_star, 1.1)
+        assert again[2] is accounted and again[1] == seconds  # not solved again
+        _, _, actual, solves = best_mechanisms.optimal_actual(s, eps_star, 1.1)
+        assert best_mechanisms.worst_pair_epsilon(actual.matrix, s["delta"]) <= eps_star
+        assert any(found.mechanism is actual for found in seen)
+    assert {found.path for found in seen} == {"ipm", "simplex"}
+    for found in seen:
+        at_its_rate = optimal_geo.optimal_mechanism(
+            grid.points, s["lp_prior"], found.mechanism.epsilon, dilation=1.1
+        )
+        assert found.mechanism.loss == pytest.approx(
+            at_its_rate.loss, abs=1e-6 * grid.diameter
+        )
+        assert found.mechanism.actual <= found.mechanism.epsilon * (1 + 1e-9)

@@ -34,13 +34,11 @@ guess), so it is not simulated again. Distances are in domain diameters.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
-from dpnn import adversary, optimal_geo, remapping
+from dpnn import adversary, optimal_geo_warm, remapping
 from dpnn.trees import build_tree
 
 __all__ = [
@@ -56,6 +54,9 @@ __all__ = [
 
 #: The two footings of the comparison.
 FOOTINGS = ("accounted", "actual")
+#: :func:`optimal_actual` starts the simplex method from an earlier solve at a rate
+#: within this factor of the new one; farther, the program is solved from scratch.
+_WARM = 1.03
 
 
 def setting(points, domain, cells, lp_cells, prior_kind) -> dict:
@@ -86,25 +87,46 @@ def setting(points, domain, cells, lp_cells, prior_kind) -> dict:
         "lp_prior": on(lp_grid),
         "delta": 1 / len(points),
         "nearest": cKDTree(points),
+        "programs": {},  # the optimal mechanism's program per dilation
+        "solved": {},  # its solves at eps* / D, shared by both footings
     }
+
+
+def _program(s, dilation):
+    """The setting's linear program with this ``dilation``, built once
+    (:class:`dpnn.optimal_geo_warm.OptimalProgram`)."""
+    if dilation not in s["programs"]:
+        s["programs"][dilation] = optimal_geo_warm.OptimalProgram(
+            s["lp_grid"].points, s["lp_prior"], dilation=dilation
+        )
+    return s["programs"][dilation]
+
+
+def _accounted(s, eps_star, dilation):
+    """The solve at eps* / D from scratch (interior point: the matrix of
+    :func:`dpnn.optimal_geo.optimal_mechanism`), kept in the setting, so both
+    footings share it."""
+    key = (float(eps_star), dilation)
+    if key not in s["solved"]:
+        rate = eps_star / s["lp_grid"].diameter
+        s["solved"][key] = _program(s, dilation).solve(rate)
+    return s["solved"][key]
 
 
 def optimal_at(s, eps_star, dilation) -> tuple:
     """The optimal mechanism at eps* / D per unit on the setting's grid and prior, as
-    an adversary-interface mechanism, with its solve's wall seconds and result."""
+    an adversary-interface mechanism, with its solve's wall seconds, its result and
+    the number of linear programs solved for it (1)."""
+    found = _accounted(s, eps_star, dilation)
     grid = s["lp_grid"]
-    start = time.perf_counter()
-    result = optimal_geo.optimal_mechanism(
-        grid.points, s["lp_prior"], eps_star / grid.diameter, dilation=dilation
-    )
-    seconds = time.perf_counter() - start
-    return remapping.GridMechanism(result.matrix, grid, name="OPT"), seconds, result
+    mechanism = remapping.GridMechanism(found.mechanism.matrix, grid, name="OPT")
+    return mechanism, found.seconds, found.mechanism, 1
 
 
 def worst_pair_epsilon(matrix, delta) -> float:
     """The largest epsilon at ``delta`` over the pairs of rows of a mechanism matrix:
     the exact privacy of its worst pair of inputs
-    (:func:`dpnn.adversary.exact_epsilon` on each pair; infinite if an output one
+    (:func:`dpnn.adversary.exact_epsilons` of every pair; infinite if an output one
     input can give is impossible for another)."""
     matrix = np.asarray(matrix, dtype=float)
     used = matrix.max(axis=0) > 0
@@ -112,34 +134,47 @@ def worst_pair_epsilon(matrix, delta) -> float:
     if np.any(rows <= 0):
         return np.inf
     logs = np.log(rows)
-    return max(
-        adversary.exact_epsilon(logs[i], logs[j], delta)
-        for i in range(len(logs))
-        for j in range(i + 1, len(logs))
-    )
+    i, j = np.triu_indices(len(logs), 1)
+    if not len(i):
+        return 0.0
+    return float(np.max(adversary.exact_epsilons(logs[i], logs[j], delta)))
 
 
 def optimal_actual(s, eps_star, dilation, tolerance=5e-3, solves=8) -> tuple:
     """:func:`optimal_at` with a rate whose matrix's worst pair of cells loses at
     most eps* at the setting's delta (:func:`worst_pair_epsilon`) and at least
-    ``1 - tolerance`` times eps*, or the closest of ``solves`` solves: from eps* / D
-    (its cells are within D, so it loses at most eps*), each next rate the last
-    one times eps* (1 - tolerance / 2) / its loss (the loss grows about like the
-    rate), or the geometric middle of the bracket when that leaves it.
+    ``1 - tolerance`` times eps*, or the closest below eps* of ``solves`` solves:
+    from eps* / D (the solve of :func:`optimal_at`; its cells are within D, so it
+    loses at most eps*), each next rate the last one times eps* (1 - tolerance / 2)
+    / its loss (the loss grows about like the rate), or the geometric middle of the
+    bracket when that leaves it. A rate within 3% (``_WARM``) of one already
+    solved starts the simplex method from that solve's basis, others are solved
+    from scratch (:class:`dpnn.optimal_geo_warm.OptimalProgram`); either way each
+    matrix is an optimum of the program at its rate. The worst pair's loss is not
+    a continuous function of the rate (the optimum moves from vertex to vertex of
+    the program, and where it is not unique the solver's path picks one), so the
+    band of ``tolerance`` can fall in a jump: then the closest solve below eps* is
+    returned, and its loss is what the solves table states. Returns the
+    mechanism, the wall seconds and number of the linear programs solved (the
+    first included) and the chosen result.
     """
-    grid = s["lp_grid"]
-    start = time.perf_counter()
-    target, rate = eps_star * (1 - tolerance / 2), eps_star / grid.diameter
+    grid, program = s["lp_grid"], _program(s, dilation)
+    first = _accounted(s, eps_star, dilation)
+    target, rate = eps_star * (1 - tolerance / 2), first.mechanism.epsilon
     low, high = (None, -np.inf), np.inf  # (result, loss) below eps*; a rate above
-    low_rate = rate
+    low_rate, tried = rate, []
     for _ in range(solves):
-        found = optimal_geo.optimal_mechanism(
-            grid.points, s["lp_prior"], rate, dilation=dilation
-        )
-        loss = worst_pair_epsilon(found.matrix, s["delta"])
+        if tried:
+            near = min(tried, key=lambda t: abs(np.log(t.mechanism.epsilon / rate)))
+            warm = abs(np.log(near.mechanism.epsilon / rate)) <= np.log(_WARM)
+            found = program.solve(rate, near if warm else None)
+        else:
+            found = first
+        tried.append(found)
+        loss = worst_pair_epsilon(found.mechanism.matrix, s["delta"])
         if loss <= eps_star:
             if loss > low[1]:
-                low, low_rate = (found, loss), rate
+                low, low_rate = (found.mechanism, loss), rate
             if loss >= eps_star * (1 - tolerance):
                 break
         else:
@@ -147,8 +182,9 @@ def optimal_actual(s, eps_star, dilation, tolerance=5e-3, solves=8) -> tuple:
         guess = rate * target / loss
         middle = float(np.sqrt(low_rate * high)) if np.isfinite(high) else guess
         rate = guess if low_rate < guess < high else middle
-    seconds = time.perf_counter() - start
-    return remapping.GridMechanism(low[0].matrix, grid, name="OPT"), seconds, low[0]
+    seconds = sum(t.seconds for t in tried)
+    mechanism = remapping.GridMechanism(low[0].matrix, grid, name="OPT")
+    return mechanism, seconds, low[0], len(tried)
 
 
 def mechanisms(
@@ -157,7 +193,7 @@ def mechanisms(
     """``(base, remapped, solve)``: the mechanisms at eps* on the ``footing``
     (:data:`FOOTINGS`; GEO, SM, L-SRR, DP-TT-CMP basic and E, DP-TT-DIS basic, and
     the optimal mechanism OPT), the remapped ones (GEO, SM, L-SRR, OPT, DP-TT-CMP
-    basic), and the LP's seconds and result."""
+    basic), and the LP's seconds, result and number of solves."""
     if footing not in FOOTINGS:
         raise ValueError(f"footing must be one of {FOOTINGS}, got {footing!r}")
     at = (
@@ -175,13 +211,13 @@ def mechanisms(
         e_splits=e_splits,
     )
     find = optimal_at if footing == "accounted" else optimal_actual
-    optimal, seconds, result = find(s, eps_star, dilation)
+    optimal, seconds, result, lp_solves = find(s, eps_star, dilation)
     base.insert(1, optimal)
     wanted = ("GEO", "OPT", "SM", "L-SRR", "DP-TT-CMP basic")
     remapped = [
         remapping.Remapped(m, s["grid"], s["prior"]) for m in base if m.name in wanted
     ]
-    return base, remapped, (seconds, result)
+    return base, remapped, (seconds, result, lp_solves)
 
 
 def _answers(mechanism, s, truth, rng):
@@ -239,13 +275,14 @@ def compare(
     footing="accounted",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The comparison table (one row per setting, eps*, mechanism) and the LP table
-    (one row per setting and eps*: wall seconds, constraints, loss, actual rate) on
+    (one row per setting and eps*: wall seconds and number of the linear programs
+    solved, constraints, loss, actual rate, worst pair's epsilon) on
     the ``footing`` (:data:`FOOTINGS`)."""
     rows, solves = [], []
     for name, s in settings.items():
         grid, diameter = s["grid"], s["grid"].diameter
         for eps_star in eps_stars:
-            base, remapped, (seconds, result) = mechanisms(
+            base, remapped, (seconds, result, lp_solves) = mechanisms(
                 s,
                 eps_star,
                 dilation=dilation,
@@ -258,6 +295,7 @@ def compare(
                     "setting": name,
                     "eps_star": eps_star,
                     "seconds": seconds,
+                    "lp_solves": lp_solves,
                     "constraints": result.constraints,
                     "expected_loss": result.loss / diameter,
                     "actual_eps_star": result.actual * diameter,

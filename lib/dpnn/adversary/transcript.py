@@ -35,6 +35,7 @@ __all__ = [
     "ACCOUNTING_METHODS",
     "hockey_stick",
     "exact_epsilon",
+    "exact_epsilons",
     "pair_laws",
     "pair_epsilon",
     "pair_delta",
@@ -133,6 +134,61 @@ def exact_epsilon(log_p, log_q, delta) -> float:
     return max(
         _one_sided_epsilon(loss[order], p[order], q[order], delta),
         _one_sided_epsilon(-loss[back], q[back], p[back], delta),
+    )
+
+
+def _one_sided_rows(loss, p, q, delta):
+    """:func:`_one_sided_epsilon` of each row (losses sorted from the largest along
+    each row, ``p`` and ``q`` in that order)."""
+    tail_p, tail_q = np.cumsum(p, axis=1), np.cumsum(q, axis=1)
+    zero = np.zeros((len(loss), 1))
+    at_loss = np.concatenate([zero, tail_p[:, :-1]], axis=1) - np.exp(
+        loss
+    ) * np.concatenate([zero, tail_q[:, :-1]], axis=1)
+    above = at_loss > delta
+    out = np.zeros(len(loss))
+    rows = np.flatnonzero(above.any(axis=1))
+    k = np.argmax(above[rows], axis=1)  # >= 1: at_loss starts at 0 <= delta
+    s_p, s_q = tail_p[rows, k - 1], tail_q[rows, k - 1]
+    with np.errstate(divide="ignore"):
+        value = np.log(np.maximum(s_p - delta, np.finfo(float).tiny) / s_q)
+    out[rows] = np.where(s_q <= 0, loss[rows, k - 1], np.maximum(value, 0.0))
+    return out
+
+
+def exact_epsilons(log_p, log_q, delta) -> np.ndarray:
+    """:func:`exact_epsilon` of each pair of rows: ``log_p[i]`` and ``log_q[i]``
+    are the two laws of pair i (2-D arrays of equal shape, finite
+    log-probabilities), computed for all pairs at once with the same sums."""
+    log_p = np.asarray(log_p, dtype=float)
+    log_q = np.asarray(log_q, dtype=float)
+    if (
+        log_p.shape != log_q.shape
+        or log_p.ndim != 2
+        or not np.all(np.isfinite(log_p))
+        or not np.all(np.isfinite(log_q))
+    ):
+        raise ValueError(
+            "log_p and log_q must be 2-D arrays of equal shape "
+            "of finite log-probabilities"
+        )
+    delta = nonnegative_finite(delta, "delta")
+    if delta >= 1:
+        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
+    if log_p.size == 0:
+        return np.zeros(len(log_p))
+    loss = log_p - log_q
+    order = np.argsort(-loss, axis=1)
+    back = order[:, ::-1]
+    p, q = np.exp(log_p), np.exp(log_q)
+    take = np.take_along_axis
+    return np.maximum(
+        _one_sided_rows(
+            take(loss, order, 1), take(p, order, 1), take(q, order, 1), delta
+        ),
+        _one_sided_rows(
+            -take(loss, back, 1), take(q, back, 1), take(p, back, 1), delta
+        ),
     )
 
 
