@@ -130,7 +130,9 @@ def test_the_optimal_mechanisms_are_optima_of_optimal_mechanisms_program(monkeyp
         np.testing.assert_array_equal(accounted.matrix, old.matrix)
         again = best_mechanisms.optimal_at(s, eps_star, 1.1)
         assert again[2] is accounted and again[1] == seconds  # not solved again
+        before = len(seen)
         _, _, actual, solves = best_mechanisms.optimal_actual(s, eps_star, 1.1)
+        assert solves == 1 + len(seen) - before  # the first is the accounted solve
         assert best_mechanisms.worst_pair_epsilon(actual.matrix, s["delta"]) <= eps_star
         assert any(found.mechanism is actual for found in seen)
     assert {found.path for found in seen} == {"ipm", "simplex"}
