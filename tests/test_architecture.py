@@ -58,6 +58,7 @@ LAYERS = [
             "dpnn.lsrr",
             "dpnn.optimal_geo",
             "dpnn.optimal_geo_columns",
+            "dpnn.optimal_geo_outputs",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],
