@@ -134,3 +134,16 @@ def test_bad_input_raises():
         ogo.solve_by_outputs(cost, pairs, factors, spread=0.0)
     with pytest.raises(ValueError, match="spread"):
         ogo.solve_by_outputs(cost, pairs, factors, spread=1.5)
+
+
+def test_locations_of_zero_prior():
+    # half the cells have prior 0 (as the places leave empty cells)
+    points = square_grid(8)
+    prior = bump(points) * (points[:, 0] < 0.5)
+    prior = prior / prior.sum()
+    full, outputs = (
+        og.optimal_mechanism(points, prior, 4.0, dilation=1.1, method=method)
+        for method in ("full", "outputs")
+    )
+    assert outputs.loss == pytest.approx(full.loss, rel=1e-6)
+    assert outputs.actual <= 4.0 * (1 + 1e-6)

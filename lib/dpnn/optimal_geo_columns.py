@@ -32,7 +32,7 @@ they satisfy every pair. Four devices make it fast:
 
 * a *dual box* (du Merle, Villeneuve, Desrosiers and Hansen 1999): artificial
   columns ``e_x`` and ``-e_x`` keep the master's duals within ``-b/10 <= u <= b``
-  (b the largest cost of each row), so early duals do not swing and price out
+  (b the largest cost of each row, at least ``_FLOOR``), so early duals do not swing and price out
   useless rays; the box is widened four times whenever the search ends with an
   artificial column in use, so the answer is that of the unboxed program;
 * a *pool*: every generated ray is priced for every output before any pricing LP
@@ -76,6 +76,9 @@ _LP_TOLERANCE = 1e-9
 #: The dual stabilisation box: ``-_LOWER b <= u <= b``, b the largest cost of each
 #: row, widened ``_WIDEN`` times while an artificial column stays in the solution.
 _LOWER = 0.1
+#: The box's least b (costs scaled to a largest entry of 1): a location of prior 0
+#: costs nothing, yet its dual may be non-zero; a box of width 0 could never widen.
+_FLOOR = 1e-3
 _WIDEN = 4.0
 #: Before each pricing round the master keeps at most this many columns per
 #: location, dropping unused ones of largest reduced cost (they stay pooled).
@@ -343,7 +346,7 @@ def solve_by_columns(
     added[:, 0] = True  # the constant ray for every output: a feasible start
     cheapest = np.argsort(pool_cost[:, 1:], axis=1)[:, :_START] + 1
     added[np.arange(m)[:, None], cheapest] = True
-    box = cost.max(axis=1)
+    box = np.maximum(cost.max(axis=1), _FLOOR)
     master.box(box, -_LOWER * box)
     first = np.nonzero(added)
     master.add(first[0], first[1], pool[:, first[1]])
