@@ -8,11 +8,15 @@ seconds of :func:`dpnn.optimal_geo.optimal_mechanism`
 * on the greedy 1.1-spanner (the king's moves) solved as one program
   (``method="full"``) up to ``FULL_SIZES``, where it stops at the first size not
   solved within ``LIMIT`` seconds;
-* on the same spanner by column generation (``method="columns"``), for a uniform
-  prior and a Gaussian bump (standard deviation 0.15 about (0.3, 0.6), plus 5% of
-  the uniform), up to the first size not solved within ``LIMIT`` seconds, with its
-  pricing rounds, expected loss and actual rate; where both methods ran, the
-  relative difference of their expected losses.
+* on the same spanner with ``method="auto"`` (output generation while the optimum
+  stays on few outputs, else column generation; the key says which solved it), for
+  a uniform prior and a Gaussian bump (standard deviation 0.15 about (0.3, 0.6),
+  plus 5% of the uniform), up to the first size not solved within ``LIMIT``
+  seconds or the size after one that took more than half of it, with its pricing
+  rounds, expected loss and actual rate; where the whole program also ran, the
+  relative difference of their expected losses;
+* by column generation alone on the bump prior up to ``COMPARE_SIZES``, the
+  method ``"auto"`` leaves there.
 
 A size is *practical* when it solves within ``PRACTICAL`` seconds of wall time.
 """
@@ -29,11 +33,14 @@ from _results import report
 from dpnn import optimal_geo
 
 #: Wall seconds after which a size stops the sweep (the solvers' time limit).
-LIMIT = 600.0
+LIMIT = 400.0
 #: Wall seconds within which a size counts as practical.
 PRACTICAL = 60.0
 FULL_SIZES = (4, 6, 8, 10, 12)
 SIZES = (10, 14, 16, 20, 24, 28, 32)
+COMPARE_SIZES = (10, 14, 16)
+#: (prior, method) of each sweep over ``SIZES``.
+SWEEPS = (("uniform", "auto"), ("bump", "auto"), ("bump", "columns"))
 EPSILON = 8 / np.sqrt(2)
 
 
@@ -101,28 +108,30 @@ def main(sizes=SIZES) -> dict:
         results[f"{key}: constraints"] = result.constraints
         results[f"{key}: expected loss"] = result.loss
         print(key, wall, flush=True)
-    for kind in ("uniform", "bump"):
+    for kind, method in SWEEPS:
         practical = None
-        for cells in sizes:
-            key = f"{cells}x{cells} spanner 1.1, columns, {kind} prior"
-            result, wall = timed(results, key, cells, 1.1, "columns", kind)
+        for cells in sizes if method == "auto" else COMPARE_SIZES:
+            key = f"{cells}x{cells} spanner 1.1, {method}, {kind} prior"
+            result, wall = timed(results, key, cells, 1.1, method, kind)
             if result is None:
                 break
             if wall <= PRACTICAL:
                 practical = cells
+            results[f"{key}: solved by"] = result.method
             results[f"{key}: pricing rounds"] = result.rounds
             results[f"{key}: expected loss"] = result.loss
             results[f"{key}: actual epsilon"] = result.actual
-            if kind == "uniform" and cells in full:
+            if cells in full:
                 results[f"{key}: relative difference from full"] = (
                     abs(result.loss - full[cells]) / full[cells]
                 )
-            print(key, wall, result.rounds, flush=True)
+            print(key, wall, result.method, result.rounds, flush=True)
             if wall > LIMIT / 2:
                 break
-        results[f"largest practical grid, columns, {kind} prior"] = (
-            "none" if practical is None else practical
-        )
+        if method == "auto":
+            results[f"largest practical grid, {method}, {kind} prior"] = (
+                "none" if practical is None else practical
+            )
     return report("optimal", results)
 
 

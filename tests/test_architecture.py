@@ -59,6 +59,7 @@ LAYERS = [
             "dpnn.optimal_geo",
             "dpnn.optimal_geo_columns",
             "dpnn.optimal_geo_warm",
+            "dpnn.optimal_geo_outputs",
             "dpnn.privbayes",
             "dpnn.privbayes.*",
         ],

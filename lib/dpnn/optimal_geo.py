@@ -49,6 +49,7 @@ from scipy.spatial.distance import cdist
 
 from dpnn._validation import finite_array, generator, positive_finite
 from dpnn.optimal_geo_columns import solve_by_columns
+from dpnn.optimal_geo_outputs import solve_by_outputs
 
 __all__ = [
     "METHODS",
@@ -65,9 +66,11 @@ __all__ = [
 
 QUALITY_LOSSES = ("euclidean", "squared")
 #: How :func:`optimal_mechanism` solves the program: the whole program at once
-#: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo_columns`)
-#: or ``"auto"`` (``"full"`` up to ``_FULL_LIMIT`` matrix entries).
-METHODS = ("auto", "full", "columns")
+#: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo_columns`),
+#: by output generation (``"outputs"``, :mod:`dpnn.optimal_geo_outputs`) or
+#: ``"auto"`` (``"full"`` up to ``_FULL_LIMIT`` matrix entries; above it
+#: ``"outputs"`` while the optimum stays on few outputs, else ``"columns"``).
+METHODS = ("auto", "full", "columns", "outputs")
 
 #: Largest number of locations solved with every pair constrained (``dilation=None``
 #: picks the spanner above it).
@@ -77,6 +80,10 @@ _FEASIBILITY = 1e-7
 #: Largest number of matrix entries (points x outputs) that ``method="auto"`` solves
 #: as one program.
 _FULL_LIMIT = 100 * 100
+#: ``method="auto"`` leaves output generation for column generation when the
+#: restricted set and the outputs that price out exceed this share of all outputs
+#: from its second round on (the optimum spreads over many outputs).
+_SPREAD = 0.5
 
 
 def _locations(points, name="points"):
@@ -288,9 +295,15 @@ def optimal_mechanism(
     points and 1.1 above (the king's-move graph on a square grid).
     ``method="full"``: HiGHS's interior point method solves the whole program;
     ``"columns"``: column generation
-    (:func:`dpnn.optimal_geo_columns.solve_by_columns`), the same optimum up to
-    the LP tolerances and much faster on large grids; ``"auto"``: ``"full"`` up to
-    10,000 matrix entries (100 points and outputs), ``"columns"`` above.
+    (:func:`dpnn.optimal_geo_columns.solve_by_columns`); ``"outputs"``: output
+    generation (:func:`dpnn.optimal_geo_outputs.solve_by_outputs`); both give the
+    same optimum up to the LP tolerances and are much faster on large grids,
+    output generation where the optimum uses few outputs (a concentrated prior),
+    column generation where it uses many (a uniform one); ``"auto"``: ``"full"``
+    up to 10,000 matrix entries (100 points and outputs), above it ``"outputs"``
+    until, from its second round on, the outputs it holds and those that price
+    out are more than half of all outputs, then ``"columns"``. The returned
+    ``method`` is the one that solved the program.
     ``time_limit`` seconds at most, default none; a program not solved in time is
     a RuntimeError.
 
@@ -318,32 +331,48 @@ def optimal_mechanism(
     else:
         edges = greedy_spanner(x, dilation)
         pairs, rate = np.concatenate([edges, edges[:, ::-1]]), epsilon / dilation
-    if method == "auto":
-        method = "full" if n * m <= _FULL_LIMIT else "columns"
-    if method == "columns":
+    if method == "auto" and n * m <= _FULL_LIMIT:
+        method = "full"
+    cost = prior[:, None] * quality
+    if method == "full":
+        solution, rounds = _solve_whole(x, pairs, rate, cost, time_limit), 0
+    else:
         factors = np.exp(rate * np.linalg.norm(x[pairs[:, 0]] - x[pairs[:, 1]], axis=1))
-        solved = solve_by_columns(
-            prior[:, None] * quality, pairs, factors, time_limit=time_limit
-        )
-        return _result(
-            x,
-            z,
-            solved.matrix,
-            epsilon,
-            dilation,
-            len(pairs) * m,
-            prior,
-            loss,
-            method,
-            solved.rounds,
-        )
+        solved = None
+        if method != "columns":
+            spread = _SPREAD if method == "auto" else None
+            solved = solve_by_outputs(
+                cost, pairs, factors, time_limit=time_limit, spread=spread
+            )
+            method = "outputs"
+        if solved is None:
+            solved = solve_by_columns(cost, pairs, factors, time_limit=time_limit)
+            method = "columns"
+        solution, rounds = solved.matrix, solved.rounds
+    matrix = repair(solution, x, epsilon)
+    return OptimalMechanism(
+        x,
+        z,
+        matrix,
+        epsilon,
+        None if dilation is None else float(dilation),
+        len(pairs) * m,
+        actual_epsilon(matrix, x),
+        expected_loss(matrix, prior, x, z, loss),
+        method,
+        int(rounds),
+    )
+
+
+def _solve_whole(x, pairs, rate, cost, time_limit):
+    """The whole program by HiGHS's interior point method: its (n, m) solution."""
+    n, m = cost.shape
     upper = _constraints(x, pairs, rate, m)
-    equal = sparse.kron(sparse.eye(n), np.ones((1, m)), format="csr")
     result = linprog(
-        (prior[:, None] * quality).ravel(),
+        cost.ravel(),
         A_ub=upper,
         b_ub=np.zeros(upper.shape[0]),
-        A_eq=equal,
+        A_eq=sparse.kron(sparse.eye(n), np.ones((1, m)), format="csr"),
         b_eq=np.ones(n),
         bounds=(0, None),
         method="highs-ipm",
@@ -354,36 +383,7 @@ def optimal_mechanism(
     )
     if result.status != 0:
         raise RuntimeError(f"the linear program was not solved: {result.message}")
-    return _result(
-        x,
-        z,
-        result.x.reshape(n, m),
-        epsilon,
-        dilation,
-        upper.shape[0],
-        prior,
-        loss,
-        method,
-        0,
-    )
-
-
-def _result(
-    x, z, solution, epsilon, dilation, constraints, prior, loss, method, rounds
-):
-    matrix = repair(solution, x, epsilon)
-    return OptimalMechanism(
-        x,
-        z,
-        matrix,
-        epsilon,
-        None if dilation is None else float(dilation),
-        int(constraints),
-        actual_epsilon(matrix, x),
-        expected_loss(matrix, prior, x, z, loss),
-        method,
-        int(rounds),
-    )
+    return result.x.reshape(n, m)
 
 
 def laplace_matrix(points, epsilon, outputs=None, radii=96, angles=1440) -> np.ndarray:

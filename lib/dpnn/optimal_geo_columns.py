@@ -32,7 +32,7 @@ they satisfy every pair. Four devices make it fast:
 
 * a *dual box* (du Merle, Villeneuve, Desrosiers and Hansen 1999): artificial
   columns ``e_x`` and ``-e_x`` keep the master's duals within ``-b/10 <= u <= b``
-  (b the largest cost of each row), so early duals do not swing and price out
+  (b the largest cost of each row, at least ``_FLOOR``), so early duals do not swing and price out
   useless rays; the box is widened four times whenever the search ends with an
   artificial column in use, so the answer is that of the unboxed program;
 * a *pool*: every generated ray is priced for every output before any pricing LP
@@ -40,9 +40,10 @@ they satisfy every pair. Four devices make it fast:
   reduced cost joins the master;
 * *partial pricing*: after a full pass over the outputs, only those that priced
   out last time are priced again, until none does; then a full pass; the search
-  ends when a full pass prices nothing out. Pricing LPs keep their HiGHS basis
-  between rounds (only the costs change; the primal simplex goes on from it) and
-  run on ``workers`` threads;
+  ends when a full pass prices nothing out. Pricing LPs (:class:`Pricers`) share
+  one feasible set, so each starts from the basis of the first one solved and
+  keeps its own between rounds (only the costs change; the primal simplex goes on
+  from it); they run on ``workers`` threads;
 * a *small master*: unused columns of largest reduced cost are dropped (they stay
   pooled) so that at most 2n remain before each pricing round.
 
@@ -64,7 +65,7 @@ from scipy.sparse.csgraph import shortest_path
 
 from dpnn._validation import finite_array
 
-__all__ = ["ColumnSolution", "solve_by_columns"]
+__all__ = ["ColumnSolution", "Pricers", "check_program", "solve_by_columns"]
 
 #: Exact pricing adds a ray whose reduced cost is below ``-tolerance`` (costs scaled
 #: to a largest entry of 1); the pool's rays need ``-_POOL_TOLERANCE``, the master's
@@ -75,6 +76,9 @@ _LP_TOLERANCE = 1e-9
 #: The dual stabilisation box: ``-_LOWER b <= u <= b``, b the largest cost of each
 #: row, widened ``_WIDEN`` times while an artificial column stays in the solution.
 _LOWER = 0.1
+#: The box's least b (costs scaled to a largest entry of 1): a location of prior 0
+#: costs nothing, yet its dual may be non-zero; a box of width 0 could never widen.
+_FLOOR = 1e-3
 _WIDEN = 4.0
 #: Before each pricing round the master keeps at most this many columns per
 #: location, dropping unused ones of largest reduced cost (they stay pooled).
@@ -239,22 +243,77 @@ class _Master:
         return out
 
 
-def _price(pricers, z, n, pairs, factors, reduced):
-    """The optimal ray of output z's pricing LP at the reduced costs ``reduced``."""
-    h = pricers[z]
-    first = h is None
-    if first:
-        h = pricers[z] = _pricing_lp(n, pairs, factors)
-    h.changeColsCost(n, np.arange(n, dtype=np.int32), reduced)
-    h.run()
-    status = h.modelStatusToString(h.getModelStatus())
-    if status != "Optimal":
-        raise RuntimeError(f"a pricing program was not solved: {status}")
-    if first:
-        # its first solve by HiGHS's choice (dual simplex), then the primal simplex
-        # from the previous basis, still feasible: only the costs change
-        h.setOptionValue("simplex_strategy", 4)
-    return np.clip(np.array(h.getSolution().col_value), 0.0, None)
+class Pricers:
+    """One pricing LP per output, ``min y . k`` over the rays ``k`` of C with
+    ``sum k = 1``, each kept with its HiGHS basis between calls.
+
+    All of them share one feasible set, so a basis of one is a feasible basis of
+    every other: the first LP solved (by HiGHS's choice, the dual simplex) lends its
+    basis to every LP created after it, and every later solve is the primal simplex
+    from a feasible basis (only the costs change). Which LP is solved first is
+    fixed by the caller's order, not by the threads, so the rays found do not
+    depend on ``workers``.
+    """
+
+    def __init__(self, n, m, pairs, factors):
+        self.n, self.pairs, self.factors = n, pairs, factors
+        self.lps = [None] * m
+        self.template = None
+
+    def ray(self, z, reduced):
+        """The optimal ray of output z's pricing LP at the costs ``reduced``."""
+        n, h = self.n, self.lps[z]
+        if h is None:
+            h = self.lps[z] = _pricing_lp(n, self.pairs, self.factors)
+            if self.template is not None:
+                h.setBasis(self.template)
+                h.setOptionValue("simplex_strategy", 4)
+        h.changeColsCost(n, np.arange(n, dtype=np.int32), reduced)
+        h.run()
+        status = h.modelStatusToString(h.getModelStatus())
+        if status != "Optimal":
+            raise RuntimeError(f"a pricing program was not solved: {status}")
+        if self.template is None:
+            self.template = h.getBasis()
+            h.setOptionValue("simplex_strategy", 4)
+        return np.clip(np.array(h.getSolution().col_value), 0.0, None)
+
+    def rays(self, threads, outputs, reduced):
+        """Rays for ``outputs`` (in order) at the costs ``reduced(z)``; the first
+        output is priced before the others start, on the calling thread."""
+        outputs = list(outputs)
+        if not outputs:
+            return []
+        first = [self.ray(outputs[0], reduced(outputs[0]))]
+        return first + list(threads.map(lambda z: self.ray(z, reduced(z)), outputs[1:]))
+
+
+def check_program(cost, pairs, factors, tolerance, workers):
+    """The validated (cost, pairs, factors, workers) of a program of this module's
+    form; ValueError naming the argument otherwise."""
+    cost = finite_array(cost, "cost", ndim=(2,))
+    n, m = cost.shape
+    if n < 1 or m < 1 or np.any(cost < 0):
+        raise ValueError(
+            f"cost must be a non-empty matrix >= 0, got shape {cost.shape}"
+        )
+    pairs = np.asarray(pairs)
+    if (
+        pairs.ndim != 2
+        or pairs.shape[1] != 2
+        or not np.issubdtype(pairs.dtype, np.integer)
+        or (len(pairs) and (pairs.min() < 0 or pairs.max() >= n))
+    ):
+        raise ValueError(f"pairs must be (p, 2) integer indices in [0, {n})")
+    factors = finite_array(factors, "factors", ndim=(1,), allow_empty=True)
+    if factors.shape != (len(pairs),) or np.any(factors < 1):
+        raise ValueError(f"factors must hold {len(pairs)} values >= 1")
+    workers = (os.cpu_count() or 1) if workers is None else workers
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if not tolerance > 0:
+        raise ValueError(f"tolerance must be > 0, got {tolerance}")
+    return cost, pairs.astype(np.int32), factors, workers
 
 
 def solve_by_columns(
@@ -272,29 +331,10 @@ def solve_by_columns(
     its own HiGHS instance, and the rays are taken in output order.
     """
     start = time.perf_counter()
-    cost = finite_array(cost, "cost", ndim=(2,))
+    cost, pairs, factors, workers = check_program(
+        cost, pairs, factors, tolerance, workers
+    )
     n, m = cost.shape
-    if n < 1 or m < 1 or np.any(cost < 0):
-        raise ValueError(
-            f"cost must be a non-empty matrix >= 0, got shape {cost.shape}"
-        )
-    pairs = np.asarray(pairs)
-    if (
-        pairs.ndim != 2
-        or pairs.shape[1] != 2
-        or not np.issubdtype(pairs.dtype, np.integer)
-        or (len(pairs) and (pairs.min() < 0 or pairs.max() >= n))
-    ):
-        raise ValueError(f"pairs must be (p, 2) integer indices in [0, {n})")
-    pairs = pairs.astype(np.int32)
-    factors = finite_array(factors, "factors", ndim=(1,), allow_empty=True)
-    if factors.shape != (len(pairs),) or np.any(factors < 1):
-        raise ValueError(f"factors must hold {len(pairs)} values >= 1")
-    workers = (os.cpu_count() or 1) if workers is None else workers
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
-    if not tolerance > 0:
-        raise ValueError(f"tolerance must be > 0, got {tolerance}")
     limit = np.inf if time_limit is None else float(time_limit)
     scale = 1.0 / cost.max() if cost.max() > 0 else 1.0
     cost = cost * scale
@@ -306,11 +346,11 @@ def solve_by_columns(
     added[:, 0] = True  # the constant ray for every output: a feasible start
     cheapest = np.argsort(pool_cost[:, 1:], axis=1)[:, :_START] + 1
     added[np.arange(m)[:, None], cheapest] = True
-    box = cost.max(axis=1)
+    box = np.maximum(cost.max(axis=1), _FLOOR)
     master.box(box, -_LOWER * box)
     first = np.nonzero(added)
     master.add(first[0], first[1], pool[:, first[1]])
-    pricers = [None] * m
+    pricers = Pricers(n, m, pairs, factors)
     rounds, solved = 0, 0
     dirty = np.arange(m)
     with ThreadPoolExecutor(workers) as pool_of_threads:
@@ -330,10 +370,7 @@ def solve_by_columns(
             new_outputs, new_rays = [], []
             full = len(dirty) == 0  # a full pass over every output, else the dirty ones
             batch = np.arange(m) if full else dirty
-            rays = pool_of_threads.map(
-                lambda z, u=u: _price(pricers, z, n, pairs, factors, cost[:, z] - u),
-                batch,
-            )
+            rays = pricers.rays(pool_of_threads, batch, lambda z, u=u: cost[:, z] - u)
             for z, ray in zip(batch, rays, strict=True):
                 solved += 1
                 if (cost[:, z] - u) @ ray < -tolerance:
