@@ -7,7 +7,8 @@ import pytest
 from companion import claims
 from companion.claims import best_mechanisms as best_claims
 from companion.studies import best_mechanisms
-from dpnn import optimal_geo, optimal_geo_warm
+from dpnn import optimal_geo
+from dpnn.optimal_geo import warm
 
 
 def table(dptt_accuracy, other_accuracy):
@@ -112,13 +113,13 @@ def test_the_optimal_mechanisms_are_optima_of_optimal_mechanisms_program(monkeyp
     # the accounted solve is optimal_mechanism's matrix itself (kept in the setting
     # and shared by both footings); every solve of the calibration, warm-started or
     # not, has the least expected loss of optimal_mechanism's program at its rate
-    solve, seen = optimal_geo_warm.OptimalProgram.solve, []
+    solve, seen = warm.OptimalProgram.solve, []
 
     def spy(program, epsilon, start=None):
         seen.append(solve(program, epsilon, start))
         return seen[-1]
 
-    monkeypatch.setattr(optimal_geo_warm.OptimalProgram, "solve", spy)
+    monkeypatch.setattr(warm.OptimalProgram, "solve", spy)
     points = np.random.default_rng(5).uniform(0, 1, (300, 2))
     s = best_mechanisms.setting(points, [[0, 1], [0, 1]], 12, 6, "empirical")
     grid = s["lp_grid"]

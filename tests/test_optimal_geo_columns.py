@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from dpnn import optimal_geo as og
-from dpnn import optimal_geo_columns as ogc
+from dpnn.optimal_geo import columns as ogc
 
 
 def square_grid(cells):

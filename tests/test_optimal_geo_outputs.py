@@ -7,7 +7,7 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from dpnn import optimal_geo as og
-from dpnn import optimal_geo_outputs as ogo
+from dpnn.optimal_geo import outputs as ogo
 
 
 def square_grid(cells):

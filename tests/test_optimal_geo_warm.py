@@ -1,4 +1,4 @@
-"""The optimal mechanism's program solved at several rates (dpnn.optimal_geo_warm):
+"""The optimal mechanism's program solved at several rates (dpnn.optimal_geo.warm):
 from scratch it is optimal_mechanism's solve, warm-started it reaches the same
 optimum, and bad input is refused."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from dpnn import optimal_geo as og
-from dpnn.optimal_geo_warm import OptimalProgram, Solve
+from dpnn.optimal_geo.warm import OptimalProgram, Solve
 
 
 def square_grid(cells):

@@ -13,9 +13,8 @@ judge, draw and publish the notebooks). One idea a module or package:
 - :mod:`dpnn.baselines`: GEO, geo-indistinguishable nearest neighbours (thesis §6);
 - :mod:`dpnn.local_mechanisms`: the follow-up's square mechanism and L-SRR;
 - :mod:`dpnn.optimal_geo`: the optimal geo-indistinguishable mechanism (Bordenabe
-  et al. 2014), a linear program on a grid; :mod:`dpnn.optimal_geo_columns` and
-  :mod:`dpnn.optimal_geo_outputs` solve it by column and by output generation on
-  large grids, :mod:`dpnn.optimal_geo_warm` at several rates with warm starts;
+  et al. 2014), a linear program on a grid, solved whole, by column or by output
+  generation on large grids, and at several rates with warm starts;
 - :mod:`dpnn.remapping`: Bayesian remapping of any location release (Chatzikokolakis
   et al. 2017);
 - :mod:`dpnn.adversary`: the Bayes-optimal adversary and the exact privacy of DP-TT

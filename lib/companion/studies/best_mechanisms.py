@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from scipy.spatial import cKDTree
 
-from dpnn import adversary, optimal_geo_warm, remapping
+from dpnn import adversary, remapping
+from dpnn.optimal_geo import warm
 from dpnn.trees import build_tree
 
 __all__ = [
@@ -94,9 +95,9 @@ def setting(points, domain, cells, lp_cells, prior_kind) -> dict:
 
 def _program(s, dilation):
     """The setting's linear program with this ``dilation``, built once
-    (:class:`dpnn.optimal_geo_warm.OptimalProgram`)."""
+    (:class:`dpnn.optimal_geo.warm.OptimalProgram`)."""
     if dilation not in s["programs"]:
-        s["programs"][dilation] = optimal_geo_warm.OptimalProgram(
+        s["programs"][dilation] = warm.OptimalProgram(
             s["lp_grid"].points, s["lp_prior"], dilation=dilation
         )
     return s["programs"][dilation]
@@ -149,7 +150,7 @@ def optimal_actual(s, eps_star, dilation, tolerance=5e-3, solves=8) -> tuple:
     / its loss (the loss grows about like the rate), or the geometric middle of the
     bracket when that leaves it. A rate within 3% (``_WARM``) of one already
     solved starts the simplex method from that solve's basis, others are solved
-    from scratch (:class:`dpnn.optimal_geo_warm.OptimalProgram`); either way each
+    from scratch (:class:`dpnn.optimal_geo.warm.OptimalProgram`); either way each
     matrix is an optimum of the program at its rate. The worst pair's loss is not
     a continuous function of the rate (the optimum moves from vertex to vertex of
     the program, and where it is not unique the solver's path picks one), so the
@@ -166,8 +167,8 @@ def optimal_actual(s, eps_star, dilation, tolerance=5e-3, solves=8) -> tuple:
     for _ in range(solves):
         if tried:
             near = min(tried, key=lambda t: abs(np.log(t.mechanism.epsilon / rate)))
-            warm = abs(np.log(near.mechanism.epsilon / rate)) <= np.log(_WARM)
-            found = program.solve(rate, near if warm else None)
+            nearby = abs(np.log(near.mechanism.epsilon / rate)) <= np.log(_WARM)
+            found = program.solve(rate, near if nearby else None)
         else:
             found = first
         tried.append(found)

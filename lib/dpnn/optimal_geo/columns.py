@@ -32,9 +32,10 @@ they satisfy every pair. Four devices make it fast:
 
 * a *dual box* (du Merle, Villeneuve, Desrosiers and Hansen 1999): artificial
   columns ``e_x`` and ``-e_x`` keep the master's duals within ``-b/10 <= u <= b``
-  (b the largest cost of each row, at least ``_FLOOR``), so early duals do not swing and price out
-  useless rays; the box is widened four times whenever the search ends with an
-  artificial column in use, so the answer is that of the unboxed program;
+  (b the largest cost of each row, at least ``_FLOOR``), so early duals do not
+  swing and price out useless rays; the box is widened four times whenever the
+  search ends with an artificial column in use, so the answer is that of the
+  unboxed program;
 * a *pool*: every generated ray is priced for every output before any pricing LP
   runs (one matrix product), and the best pooled ray per output with a negative
   reduced cost joins the master;

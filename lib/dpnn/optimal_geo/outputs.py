@@ -1,7 +1,7 @@
 """Output generation for the optimal geo-indistinguishable mechanism's linear program.
 
 The program of :mod:`dpnn.optimal_geo` is, with ``K_z`` the column of output z and
-``c_z[x] = pi(x) d_Q(x, z)`` (:mod:`dpnn.optimal_geo_columns`),
+``c_z[x] = pi(x) d_Q(x, z)`` (:mod:`dpnn.optimal_geo.columns`),
 
     min sum_z c_z . K_z   subject to   K_z in C for every z,   sum_z K_z = 1.
 
@@ -16,7 +16,7 @@ and constraint of those columns written out, and grows S:
   column of one output);
 * its duals ``u`` price the outputs outside S exactly as column generation prices
   a column: output z lowers the cost when ``min {(c_z - u) . k : k in C,
-  sum k = 1} < 0`` (the same pricing LPs, :class:`dpnn.optimal_geo_columns.Pricers`);
+  sum k = 1} < 0`` (the same pricing LPs, :class:`dpnn.optimal_geo.columns.Pricers`);
 * the outputs that price out join S, the most negative first, at most as many as S
   already holds (at least ``_GROWTH``), and the restricted program is solved again.
 
@@ -44,7 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from dpnn.optimal_geo_columns import ColumnSolution, Pricers, check_program
+from dpnn.optimal_geo.columns import ColumnSolution, Pricers, check_program
 
 __all__ = ["solve_by_outputs"]
 
@@ -117,7 +117,7 @@ def solve_by_outputs(
 ) -> ColumnSolution | None:
     """``min sum_z c_z . K_z`` over ``K_z`` in C with ``sum_z K[x, z] = 1``, by
     output generation (module docstring); the arguments as for
-    :func:`dpnn.optimal_geo_columns.solve_by_columns`.
+    :func:`dpnn.optimal_geo.columns.solve_by_columns`.
 
     ``spread`` in (0, 1]: give up (return None) when, from the second round on, S
     and the outputs that price out exceed this share of all outputs; None never

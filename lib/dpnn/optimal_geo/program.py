@@ -48,8 +48,8 @@ from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from dpnn._validation import finite_array, generator, positive_finite
-from dpnn.optimal_geo_columns import solve_by_columns
-from dpnn.optimal_geo_outputs import solve_by_outputs
+from dpnn.optimal_geo.columns import solve_by_columns
+from dpnn.optimal_geo.outputs import solve_by_outputs
 
 __all__ = [
     "METHODS",
@@ -66,8 +66,8 @@ __all__ = [
 
 QUALITY_LOSSES = ("euclidean", "squared")
 #: How :func:`optimal_mechanism` solves the program: the whole program at once
-#: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo_columns`),
-#: by output generation (``"outputs"``, :mod:`dpnn.optimal_geo_outputs`) or
+#: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo.columns`),
+#: by output generation (``"outputs"``, :mod:`dpnn.optimal_geo.outputs`) or
 #: ``"auto"`` (``"full"`` up to ``_FULL_LIMIT`` matrix entries; above it
 #: ``"outputs"`` while the optimum stays on few outputs, else ``"columns"``).
 METHODS = ("auto", "full", "columns", "outputs")
@@ -295,8 +295,8 @@ def optimal_mechanism(
     points and 1.1 above (the king's-move graph on a square grid).
     ``method="full"``: HiGHS's interior point method solves the whole program;
     ``"columns"``: column generation
-    (:func:`dpnn.optimal_geo_columns.solve_by_columns`); ``"outputs"``: output
-    generation (:func:`dpnn.optimal_geo_outputs.solve_by_outputs`); both give the
+    (:func:`dpnn.optimal_geo.columns.solve_by_columns`); ``"outputs"``: output
+    generation (:func:`dpnn.optimal_geo.outputs.solve_by_outputs`); both give the
     same optimum up to the LP tolerances and are much faster on large grids,
     output generation where the optimum uses few outputs (a concentrated prior),
     column generation where it uses many (a uniform one); ``"auto"``: ``"full"``

@@ -36,8 +36,8 @@ import numpy as np
 from scipy import sparse
 from scipy.spatial.distance import cdist
 
-from dpnn import optimal_geo
 from dpnn._validation import finite_array, positive_finite
+from dpnn.optimal_geo import program as optimal_geo
 
 __all__ = ["OptimalProgram", "Solve"]
 
