@@ -13,8 +13,8 @@ seconds of :func:`dpnn.optimal_geo.optimal_mechanism`
   a uniform prior and a Gaussian bump (standard deviation 0.15 about (0.3, 0.6),
   plus 5% of the uniform), up to the first size not solved within ``LIMIT``
   seconds or the size after one that took more than half of it, with its pricing
-  rounds, expected loss and actual rate; where the whole program also ran, the
-  relative difference of their expected losses;
+  rounds, expected loss and actual rate; where the whole program also ran (the
+  uniform prior), the relative difference of their expected losses;
 * by column generation alone on the bump prior up to ``COMPARE_SIZES``, the
   method ``"auto"`` leaves there.
 
@@ -121,7 +121,7 @@ def main(sizes=SIZES) -> dict:
             results[f"{key}: pricing rounds"] = result.rounds
             results[f"{key}: expected loss"] = result.loss
             results[f"{key}: actual epsilon"] = result.actual
-            if cells in full:
+            if kind == "uniform" and cells in full:  # the whole program's prior
                 results[f"{key}: relative difference from full"] = (
                     abs(result.loss - full[cells]) / full[cells]
                 )
