@@ -423,7 +423,7 @@ def test_hockey_stick_and_exact_epsilon_against_direct_sums():
 def test_exact_epsilons_is_exact_epsilon_row_by_row():
     # random laws, laws equal on half their outcomes (ties in the loss), equal laws
     # and one-outcome laws, at delta 0 and above: the same numbers as the
-    # one-pair function, pair by pair
+    # one-pair function (a batch of one), pair by pair
     rng = np.random.default_rng(21)
     for m in (1, 2, 7, 40):
         log_p = np.log(rng.dirichlet(np.full(m, 0.5), size=12))
@@ -434,6 +434,12 @@ def test_exact_epsilons_is_exact_epsilon_row_by_row():
             expected = [exact_epsilon(a, b, delta) for a, b in zip(log_p, log_q)]
             found = exact_epsilons(log_p, log_q, delta)
             np.testing.assert_allclose(found, expected, rtol=1e-13, atol=0)
+            # and each is the least epsilon of the hockey-stick divergence (its own
+            # sums, outcome by outcome): delta(e) <= delta, delta(e (1 - 1e-6)) > it
+            for a, b, e in zip(log_p, log_q, found, strict=True):
+                assert hockey_stick(a, b, e) <= delta + 1e-12
+                if e > 1e-9:
+                    assert hockey_stick(a, b, e * (1 - 1e-6)) > delta
     assert exact_epsilons(np.zeros((0, 3)), np.zeros((0, 3)), 0.1).shape == (0,)
     with pytest.raises(ValueError, match="delta"):
         exact_epsilons(log_p, log_q, 1.0)

@@ -89,62 +89,21 @@ def hockey_stick(log_p, log_q, epsilon) -> np.ndarray:
     return np.maximum(_one_sided(log_p, log_q, e), _one_sided(log_q, log_p, e))
 
 
-def _one_sided_epsilon(loss, p, q, delta):
-    """Smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``, exactly, from the
-    losses ``log P - log Q`` sorted from the largest and the probabilities ``p``,
-    ``q`` in that order (ties in any order: a tied outcome adds ``P - e^L Q = 0``
-    at eps = L)."""
-    tail_p, tail_q = np.cumsum(p), np.cumsum(q)
-    # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
-    at_loss = np.concatenate([[0.0], tail_p[:-1]]) - np.exp(loss) * np.concatenate(
-        [[0.0], tail_q[:-1]]
-    )
-    # delta(loss[k]) grows with k (the losses fall); the answer lies in
-    # (loss[k], loss[k - 1]] for the first k with delta(loss[k]) > delta, where the
-    # top k outcomes count
-    above = np.flatnonzero(at_loss > delta)
-    if not above.size:  # delta(eps) <= delta already at the smallest loss, <= 0
-        return 0.0
-    return _solve(tail_p, tail_q, loss, delta, int(above[0]))
-
-
-def _solve(tail_p, tail_q, loss, delta, k):
-    """On the segment where the top k outcomes (by loss) count:
-    ``S_P - e^eps S_Q = delta``."""
-    s_p, s_q = tail_p[k - 1], tail_q[k - 1]
-    if s_q <= 0:
-        return float(loss[k - 1])
-    value = np.log(max(s_p - delta, np.finfo(float).tiny) / s_q)
-    return float(max(value, 0.0))
-
-
-def exact_epsilon(log_p, log_q, delta) -> float:
-    """The smallest epsilon >= 0 at which the two laws are (epsilon,
-    delta)-indistinguishable, both ways."""
-    log_p, log_q = _check_laws(log_p, log_q)
-    delta = nonnegative_finite(delta, "delta")
-    if delta >= 1:
-        raise ValueError(f"delta must be in [0, 1), got {delta!r}")
-    loss = log_p - log_q
-    # one sort serves both directions; the order within ties does not matter (a tied
-    # outcome adds P - e^L Q = 0), so the faster unstable sort is exact
-    order = np.argsort(-loss)
-    back = order[::-1]
-    p, q = np.exp(log_p), np.exp(log_q)
-    return max(
-        _one_sided_epsilon(loss[order], p[order], q[order], delta),
-        _one_sided_epsilon(-loss[back], q[back], p[back], delta),
-    )
-
-
-def _one_sided_rows(loss, p, q, delta):
-    """:func:`_one_sided_epsilon` of each row (losses sorted from the largest along
-    each row, ``p`` and ``q`` in that order)."""
+def _one_sided_epsilons(loss, p, q, delta):
+    """Per row, the smallest eps >= 0 with ``sum (P - e^eps Q)_+ <= delta``,
+    exactly, from the losses ``log P - log Q`` sorted from the largest along each row
+    and the probabilities ``p``, ``q`` in that order (ties in any order: a tied
+    outcome adds ``P - e^L Q = 0`` at eps = L)."""
     tail_p, tail_q = np.cumsum(p, axis=1), np.cumsum(q, axis=1)
+    # at eps = loss[k] the sum runs over the outcomes ranked before k (ties add 0)
     zero = np.zeros((len(loss), 1))
     at_loss = np.concatenate([zero, tail_p[:, :-1]], axis=1) - np.exp(
         loss
     ) * np.concatenate([zero, tail_q[:, :-1]], axis=1)
+    # delta(loss[k]) grows with k (the losses fall); the answer lies in
+    # (loss[k], loss[k - 1]] for the first k with delta(loss[k]) > delta, where the
+    # top k outcomes count and S_P - e^eps S_Q = delta; a row with no such k has
+    # delta(eps) <= delta already at its smallest loss, <= 0
     above = at_loss > delta
     out = np.zeros(len(loss))
     rows = np.flatnonzero(above.any(axis=1))
@@ -156,10 +115,17 @@ def _one_sided_rows(loss, p, q, delta):
     return out
 
 
+def exact_epsilon(log_p, log_q, delta) -> float:
+    """The smallest epsilon >= 0 at which the two laws are (epsilon,
+    delta)-indistinguishable, both ways."""
+    log_p, log_q = _check_laws(log_p, log_q)
+    return float(exact_epsilons(log_p[None], log_q[None], delta)[0])
+
+
 def exact_epsilons(log_p, log_q, delta) -> np.ndarray:
     """:func:`exact_epsilon` of each pair of rows: ``log_p[i]`` and ``log_q[i]``
     are the two laws of pair i (2-D arrays of equal shape, finite
-    log-probabilities), computed for all pairs at once with the same sums."""
+    log-probabilities), all pairs at once."""
     log_p = np.asarray(log_p, dtype=float)
     log_q = np.asarray(log_q, dtype=float)
     if (
@@ -178,15 +144,17 @@ def exact_epsilons(log_p, log_q, delta) -> np.ndarray:
     if log_p.size == 0:
         return np.zeros(len(log_p))
     loss = log_p - log_q
+    # one sort serves both directions; the order within ties does not matter (a tied
+    # outcome adds P - e^L Q = 0), so the faster unstable sort is exact
     order = np.argsort(-loss, axis=1)
     back = order[:, ::-1]
     p, q = np.exp(log_p), np.exp(log_q)
     take = np.take_along_axis
     return np.maximum(
-        _one_sided_rows(
+        _one_sided_epsilons(
             take(loss, order, 1), take(p, order, 1), take(q, order, 1), delta
         ),
-        _one_sided_rows(
+        _one_sided_epsilons(
             -take(loss, back, 1), take(q, back, 1), take(p, back, 1), delta
         ),
     )
