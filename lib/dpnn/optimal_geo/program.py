@@ -42,29 +42,33 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import sparse
 from scipy.optimize import linprog
 from scipy.spatial import cKDTree
 from scipy.spatial.distance import cdist
 
 from dpnn._validation import finite_array, generator, positive_finite
 from dpnn.optimal_geo.columns import solve_by_columns
+from dpnn.optimal_geo.lp import (
+    constrained_pairs,
+    constraint_matrix,
+    locations,
+    prior_weights,
+    quality,
+    row_sums,
+)
 from dpnn.optimal_geo.outputs import solve_by_outputs
 
 __all__ = [
     "METHODS",
-    "QUALITY_LOSSES",
     "OptimalMechanism",
     "actual_epsilon",
     "expected_loss",
-    "greedy_spanner",
     "laplace_matrix",
     "optimal_mechanism",
     "repair",
     "sample_matrix",
 ]
 
-QUALITY_LOSSES = ("euclidean", "squared")
 #: How :func:`optimal_mechanism` solves the program: the whole program at once
 #: (``"full"``), by column generation (``"columns"``, :mod:`dpnn.optimal_geo.columns`),
 #: by output generation (``"outputs"``, :mod:`dpnn.optimal_geo.outputs`) or
@@ -72,9 +76,6 @@ QUALITY_LOSSES = ("euclidean", "squared")
 #: ``"outputs"`` while the optimum stays on few outputs, else ``"columns"``).
 METHODS = ("auto", "full", "columns", "outputs")
 
-#: Largest number of locations solved with every pair constrained (``dilation=None``
-#: picks the spanner above it).
-_EXACT_LIMIT = 64
 #: HiGHS's primal feasibility tolerance (its default); :func:`repair` removes the rest.
 _FEASIBILITY = 1e-7
 #: Largest number of matrix entries (points x outputs) that ``method="auto"`` solves
@@ -84,66 +85,6 @@ _FULL_LIMIT = 100 * 100
 #: restricted set and the outputs that price out exceed this share of all outputs
 #: from its second round on (the optimum spreads over many outputs).
 _SPREAD = 0.5
-
-
-def _locations(points, name="points"):
-    x = finite_array(points, name, ndim=(1, 2))
-    x = x.reshape(-1, 1) if x.ndim == 1 else x
-    if len(x) < 1:
-        raise ValueError(f"{name} must hold at least one location")
-    if len(np.unique(x, axis=0)) != len(x):
-        raise ValueError(f"{name} must hold distinct locations")
-    return x
-
-
-def _check_prior(prior, n):
-    weights = finite_array(prior, "prior", ndim=(1,))
-    if weights.shape != (n,) or np.any(weights < 0) or abs(weights.sum() - 1) > 1e-9:
-        raise ValueError(
-            f"prior must hold {n} weights >= 0 summing to 1, "
-            f"got shape {weights.shape} and sum {weights.sum():.6g}"
-        )
-    return weights
-
-
-def _quality(points, outputs, loss):
-    if loss not in QUALITY_LOSSES:
-        raise ValueError(f"loss must be one of {QUALITY_LOSSES}, got {loss!r}")
-    distance = cdist(points, outputs)
-    return distance**2 if loss == "squared" else distance
-
-
-def greedy_spanner(points, dilation) -> np.ndarray:
-    """The greedy ``dilation``-spanner of ``points`` (n, d): its edges, shape (m, 2).
-
-    Pairs are taken by increasing distance (ties in index order) and a pair joins
-    the graph when the graph's shortest path between them is longer than
-    ``dilation`` times their distance; so every pair is joined by a path at most
-    ``dilation`` times their distance (Althofer, Das, Dobkin, Joseph and Soares
-    1993). Shortest paths are kept as a full matrix updated per added edge:
-    O(n^2) memory and O(n^2) time per edge.
-    """
-    x = _locations(points)
-    dilation = positive_finite(dilation, "dilation")
-    if dilation < 1:
-        raise ValueError(f"dilation must be at least 1, got {dilation}")
-    n = len(x)
-    distance = cdist(x, x)
-    i, j = np.triu_indices(n, 1)
-    order = np.lexsort((j, i, distance[i, j]))
-    path = np.full((n, n), np.inf)
-    np.fill_diagonal(path, 0.0)
-    edges = []
-    for u, v in zip(i[order], j[order]):
-        w = distance[u, v]
-        if path[u, v] <= dilation * w * (1 + 1e-12):
-            continue
-        edges.append((u, v))
-        through = np.minimum(
-            path[:, [u]] + w + path[[v], :], path[:, [v]] + w + path[[u], :]
-        )
-        np.minimum(path, through, out=path)
-    return np.array(edges, dtype=np.intp).reshape(-1, 2)
 
 
 def repair(matrix, points, epsilon) -> np.ndarray:
@@ -161,7 +102,7 @@ def repair(matrix, points, epsilon) -> np.ndarray:
     (within ``n`` tolerances of 1), which moves a ratio by at most s(x) / s(x'):
     :func:`actual_epsilon` of the result states what remains.
     """
-    x = _locations(points)
+    x = locations(points)
     k = np.clip(np.asarray(matrix, dtype=float), 0.0, None)
     decay = np.exp(-positive_finite(epsilon, "epsilon") * cdist(x, x))
     out = np.empty_like(k)
@@ -177,7 +118,7 @@ def actual_epsilon(matrix, points) -> float:
     z with K[x, z] > 0: infinite when some output has probability 0 from one input
     and not from another; 0 for a matrix whose rows are all equal.
     """
-    x = _locations(points)
+    x = locations(points)
     k = np.asarray(matrix, dtype=float)
     if k.ndim != 2 or k.shape[0] != len(x):
         raise ValueError(f"matrix must have one row per point ({len(x)})")
@@ -198,13 +139,13 @@ def actual_epsilon(matrix, points) -> float:
 
 def expected_loss(matrix, prior, points, outputs=None, loss="euclidean") -> float:
     """``sum_x pi(x) sum_z K[x, z] d_Q(x, z)`` of a mechanism matrix."""
-    x = _locations(points)
-    z = x if outputs is None else _locations(outputs, "outputs")
-    prior = _check_prior(prior, len(x))
+    x = locations(points)
+    z = x if outputs is None else locations(outputs, "outputs")
+    prior = prior_weights(prior, len(x))
     k = np.asarray(matrix, dtype=float)
     if k.shape != (len(x), len(z)):
         raise ValueError(f"matrix must have shape ({len(x)}, {len(z)}), got {k.shape}")
-    return float(prior @ np.sum(k * _quality(x, z, loss), axis=1))
+    return float(prior @ np.sum(k * quality(x, z, loss), axis=1))
 
 
 @dataclass(frozen=True)
@@ -216,8 +157,8 @@ class OptimalMechanism:
     constrained), ``constraints`` the number of inequalities, ``actual`` the rate of
     the returned matrix (:func:`actual_epsilon`) and ``loss`` its expected quality
     loss under the prior. ``method`` says how the program was solved
-    (:data:`METHODS`) and ``rounds`` how many pricing rounds column generation
-    took (0 for the whole program).
+    (:data:`METHODS`) and ``rounds`` how many pricing rounds column or output
+    generation took (0 for the whole program).
     """
 
     points: np.ndarray
@@ -230,6 +171,36 @@ class OptimalMechanism:
     loss: float
     method: str = "full"
     rounds: int = 0
+
+    @classmethod
+    def of(
+        cls,
+        solution,
+        points,
+        outputs,
+        prior,
+        epsilon,
+        dilation,
+        constraints,
+        loss,
+        method,
+        rounds,
+    ) -> OptimalMechanism:
+        """The mechanism of a solver's (n, m) ``solution`` of the program at
+        ``epsilon``: :func:`repair`-ed, with its actual rate and expected loss."""
+        matrix = repair(solution, points, epsilon)
+        return cls(
+            points,
+            outputs,
+            matrix,
+            epsilon,
+            dilation,
+            int(constraints),
+            actual_epsilon(matrix, points),
+            expected_loss(matrix, prior, points, outputs, loss),
+            method,
+            int(rounds),
+        )
 
     def sample(self, locations, rng) -> np.ndarray:
         """Releases for ``locations`` (each one of ``points``), via
@@ -255,22 +226,6 @@ def sample_matrix(matrix, rows, rng) -> np.ndarray:
     index = np.sum(cumulative <= u[:, None], axis=1)
     last = k.shape[1] - 1 - np.argmax(k[rows][:, ::-1] > 0, axis=1)
     return np.minimum(index, last)
-
-
-def _constraints(points, pairs, rate, m):
-    """Rows ``K[x, z] - exp(rate d(x, x')) K[x', z] <= 0``, each ordered pair and z."""
-    n_pairs = len(pairs)
-    factor = np.exp(
-        rate * np.linalg.norm(points[pairs[:, 0]] - points[pairs[:, 1]], axis=1)
-    )
-    z = np.arange(m)
-    row = np.repeat(np.arange(n_pairs * m), 2)
-    col = np.stack(
-        [(pairs[:, [0]] * m + z).ravel(), (pairs[:, [1]] * m + z).ravel()], axis=1
-    ).ravel()
-    value = np.stack([np.ones(n_pairs * m), -np.repeat(factor, m)], axis=1).ravel()
-    n = len(points)
-    return sparse.csr_matrix((value, (row, col)), shape=(n_pairs * m, n * m))
 
 
 def optimal_mechanism(
@@ -311,29 +266,19 @@ def optimal_mechanism(
     tolerance, made exact by :func:`repair` up to the row normalisation; the
     returned ``actual`` is the rate of the returned matrix, computed exactly.
     """
-    x = _locations(points)
-    z = x if outputs is None else _locations(outputs, "outputs")
+    x = locations(points)
+    z = x if outputs is None else locations(outputs, "outputs")
     if z.shape[1] != x.shape[1]:
         raise ValueError("outputs must have the points' dimension")
-    prior = _check_prior(prior, len(x))
+    prior = prior_weights(prior, len(x))
     epsilon = positive_finite(epsilon, "epsilon")
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    if isinstance(dilation, str):
-        if dilation != "auto":
-            raise ValueError(f"dilation must be None, 'auto' or >= 1, got {dilation!r}")
-        dilation = None if len(x) <= _EXACT_LIMIT else 1.1
-    n, m = len(x), len(z)
-    quality = _quality(x, z, loss)
-    if dilation is None:
-        i, j = np.nonzero(~np.eye(n, dtype=bool))
-        pairs, rate = np.column_stack([i, j]), epsilon
-    else:
-        edges = greedy_spanner(x, dilation)
-        pairs, rate = np.concatenate([edges, edges[:, ::-1]]), epsilon / dilation
+    pairs, slowdown, dilation = constrained_pairs(x, dilation)
+    n, m, rate = len(x), len(z), epsilon / slowdown
+    cost = prior[:, None] * quality(x, z, loss)
     if method == "auto" and n * m <= _FULL_LIMIT:
         method = "full"
-    cost = prior[:, None] * quality
     if method == "full":
         solution, rounds = _solve_whole(x, pairs, rate, cost, time_limit), 0
     else:
@@ -349,30 +294,20 @@ def optimal_mechanism(
             solved = solve_by_columns(cost, pairs, factors, time_limit=time_limit)
             method = "columns"
         solution, rounds = solved.matrix, solved.rounds
-    matrix = repair(solution, x, epsilon)
-    return OptimalMechanism(
-        x,
-        z,
-        matrix,
-        epsilon,
-        None if dilation is None else float(dilation),
-        len(pairs) * m,
-        actual_epsilon(matrix, x),
-        expected_loss(matrix, prior, x, z, loss),
-        method,
-        int(rounds),
+    return OptimalMechanism.of(
+        solution, x, z, prior, epsilon, dilation, len(pairs) * m, loss, method, rounds
     )
 
 
 def _solve_whole(x, pairs, rate, cost, time_limit):
     """The whole program by HiGHS's interior point method: its (n, m) solution."""
     n, m = cost.shape
-    upper = _constraints(x, pairs, rate, m)
+    upper = constraint_matrix(x, pairs, rate, m)
     result = linprog(
         cost.ravel(),
         A_ub=upper,
         b_ub=np.zeros(upper.shape[0]),
-        A_eq=sparse.kron(sparse.eye(n), np.ones((1, m)), format="csr"),
+        A_eq=row_sums(n, m),
         b_eq=np.ones(n),
         bounds=(0, None),
         method="highs-ipm",
@@ -399,8 +334,8 @@ def laplace_matrix(points, epsilon, outputs=None, radii=96, angles=1440) -> np.n
     """
     from scipy.special import roots_genlaguerre
 
-    x = _locations(points)
-    z = x if outputs is None else _locations(outputs, "outputs")
+    x = locations(points)
+    z = x if outputs is None else locations(outputs, "outputs")
     if x.shape[1] != 2 or z.shape[1] != 2:
         raise ValueError("points and outputs must be two-dimensional (planar Laplace)")
     epsilon = positive_finite(epsilon, "epsilon")

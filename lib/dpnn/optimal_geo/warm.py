@@ -34,10 +34,17 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import sparse
-from scipy.spatial.distance import cdist
 
-from dpnn._validation import finite_array, positive_finite
-from dpnn.optimal_geo import program as optimal_geo
+from dpnn._validation import positive_finite
+from dpnn.optimal_geo.lp import (
+    constrained_pairs,
+    constraint_matrix,
+    locations,
+    prior_weights,
+    quality,
+    row_sums,
+)
+from dpnn.optimal_geo.program import OptimalMechanism
 
 __all__ = ["OptimalProgram", "Solve"]
 
@@ -54,7 +61,7 @@ class Solve:
     ``"simplex"``: simplex from a start), its simplex ``iterations`` and wall
     ``seconds``."""
 
-    mechanism: optimal_geo.OptimalMechanism
+    mechanism: OptimalMechanism
     basis: object
     path: str
     iterations: int
@@ -67,70 +74,29 @@ class OptimalProgram:
     ``loss``, outputs the points, at any rate: :meth:`solve`."""
 
     def __init__(self, points, prior, *, dilation="auto", loss="euclidean"):
-        x = finite_array(points, "points", ndim=(1, 2))
-        x = x.reshape(-1, 1) if x.ndim == 1 else x
-        if len(x) < 1 or len(np.unique(x, axis=0)) != len(x):
-            raise ValueError("points must hold at least one location, all distinct")
-        weights = finite_array(prior, "prior", ndim=(1,))
-        if (
-            weights.shape != (len(x),)
-            or np.any(weights < 0)
-            or abs(weights.sum() - 1) > 1e-9
-        ):
-            raise ValueError(
-                f"prior must hold {len(x)} weights >= 0 summing to 1, "
-                f"got shape {weights.shape} and sum {weights.sum():.6g}"
-            )
-        if loss not in optimal_geo.QUALITY_LOSSES:
-            raise ValueError(
-                f"loss must be one of {optimal_geo.QUALITY_LOSSES}, got {loss!r}"
-            )
-        if isinstance(dilation, str):
-            if dilation != "auto":
-                raise ValueError(
-                    f"dilation must be None, 'auto' or >= 1, got {dilation!r}"
-                )
-            dilation = None if len(x) <= 64 else 1.1
-        n = len(x)
-        if dilation is None:
-            i, j = np.nonzero(~np.eye(n, dtype=bool))
-            self.pairs, self.slowdown = np.column_stack([i, j]), 1.0
-        else:
-            dilation = float(dilation)
-            edges = optimal_geo.greedy_spanner(x, dilation)
-            self.pairs = np.concatenate([edges, edges[:, ::-1]])
-            self.slowdown = dilation
-        self.points, self.prior, self.loss, self.dilation = x, weights, loss, dilation
-        distance = cdist(x, x)
-        self._cost = (
-            weights[:, None] * (distance**2 if loss == "squared" else distance)
-        ).ravel()
-        self._lengths = distance[self.pairs[:, 0], self.pairs[:, 1]]
-        self.constraints = len(self.pairs) * n
+        x = locations(points)
+        weights = prior_weights(prior, len(x))
+        self._cost = (weights[:, None] * quality(x, x, loss)).ravel()
+        self.pairs, self.slowdown, self.dilation = constrained_pairs(x, dilation)
+        self.points, self.prior, self.loss = x, weights, loss
+        self.constraints = len(self.pairs) * len(x)
 
     def _model(self, rate):
-        """The HiGHS model at ``rate`` on the constrained pairs: rows
-        ``K[x, z] - exp(rate d(x, x')) K[x', z] <= 0`` (pair by pair, z within),
-        then the row sums ``sum_z K[x, z] = 1``; columns ``K[x, z]``, x-major."""
+        """The HiGHS model at ``rate``: the rows of
+        :func:`dpnn.optimal_geo.lp.constraint_matrix`, then the row sums; columns
+        ``K[x, z]``, x-major (the whole program's, in its order)."""
         import highspy
 
-        n, pairs, inf = len(self.points), self.pairs, highspy.kHighsInf
-        p, z = len(pairs), np.arange(n)
-        row = np.repeat(np.arange(p * n), 2)
-        col = np.stack(
-            [(pairs[:, [0]] * n + z).ravel(), (pairs[:, [1]] * n + z).ravel()], axis=1
-        ).ravel()
-        factor = np.repeat(np.exp(rate * self._lengths), n)
-        value = np.stack([np.ones(p * n), -factor], axis=1).ravel()
-        upper = sparse.csr_matrix((value, (row, col)), shape=(p * n, n * n))
-        equal = sparse.kron(sparse.eye(n), np.ones((1, n)), format="csr")
-        a = sparse.vstack([upper, equal]).tocsc()
+        n, inf = len(self.points), highspy.kHighsInf
+        upper = constraint_matrix(self.points, self.pairs, rate, n)
+        a = sparse.vstack([upper, row_sums(n, n)]).tocsc()
+        p = upper.shape[0]
         lp = highspy.HighsLp()
         lp.num_col_, lp.num_row_ = n * n, a.shape[0]
         lp.col_cost_ = self._cost
         lp.col_lower_, lp.col_upper_ = np.zeros(n * n), np.full(n * n, inf)
-        lp.row_lower_ = np.concatenate([np.full(p * n, -inf), np.ones(n)])
-        lp.row_upper_ = np.concatenate([np.zeros(p * n), np.ones(n)])
+        lp.row_lower_ = np.concatenate([np.full(p, -inf), np.ones(n)])
+        lp.row_upper_ = np.concatenate([np.zeros(p), np.ones(n)])
         lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
         lp.a_matrix_.start_ = a.indptr
         lp.a_matrix_.index_ = a.indices
@@ -165,16 +131,15 @@ class OptimalProgram:
             )
         n = len(self.points)
         solution = np.asarray(h.getSolution().col_value).reshape(n, n)
-        matrix = optimal_geo.repair(solution, self.points, epsilon)
-        mechanism = optimal_geo.OptimalMechanism(
+        mechanism = OptimalMechanism.of(
+            solution,
             self.points,
             self.points,
-            matrix,
+            self.prior,
             epsilon,
             self.dilation,
-            int(self.constraints),
-            optimal_geo.actual_epsilon(matrix, self.points),
-            optimal_geo.expected_loss(matrix, self.prior, self.points, loss=self.loss),
+            self.constraints,
+            self.loss,
             "full",
             0,
         )
