@@ -1,6 +1,7 @@
-"""Column generation for the optimal mechanism's program: the same optimum as the
-whole program (HiGHS on every variable at once), exact privacy after the repair, and
-bad input."""
+"""Column generation for the optimal mechanism's program (and, where a test is
+parametrized by method, output generation too): the same optimum as the whole
+program (HiGHS on every variable at once), exact privacy after the repair, and bad
+input."""
 
 import numpy as np
 import pytest
@@ -20,64 +21,72 @@ def bump(points):
     return weights / weights.sum()
 
 
+def same_optimum_and_private(points, prior, epsilon, method):
+    """The ``method``'s mechanism against the whole program's: the same optimum and
+    every constraint exact after the repair; the mechanism."""
+    full, found = (
+        og.optimal_mechanism(points, prior, epsilon, dilation=1.1, method=m)
+        for m in ("full", method)
+    )
+    assert found.method == method and found.rounds > 0
+    assert full.method == "full" and full.rounds == 0
+    # the two solvers' optima agree to 1e-6 relative (both within HiGHS's
+    # tolerances of the program's optimum; the repair moves each by less)
+    assert found.loss == pytest.approx(full.loss, rel=1e-6)
+    assert found.constraints == full.constraints
+    # privacy: every ordered pair and output, exact after the repair up to the row
+    # normalisation (rows summed within n x 1e-9 of 1)
+    k = found.matrix
+    np.testing.assert_allclose(k.sum(axis=1), 1, atol=1e-12)
+    assert np.all(k >= 0)
+    growth = np.exp(epsilon * cdist(points, points))
+    assert np.all(k[:, None, :] <= growth[:, :, None] * k[None] * (1 + 1e-6))
+    assert found.actual <= epsilon * (1 + 1e-6)
+    assert found.actual == og.actual_epsilon(k, points)
+    return found
+
+
 @pytest.mark.parametrize("cells", [6, 8, 10])
 @pytest.mark.parametrize("prior_kind", ["uniform", "bump"])
 def test_same_optimum_as_the_whole_program(cells, prior_kind):
     points = square_grid(cells)
     n = len(points)
     prior = np.full(n, 1 / n) if prior_kind == "uniform" else bump(points)
-    epsilon = 8 / np.sqrt(2)
-    full, columns = (
-        og.optimal_mechanism(points, prior, epsilon, dilation=1.1, method=method)
-        for method in ("full", "columns")
-    )
-    assert columns.method == "columns" and columns.rounds > 0
-    assert full.method == "full" and full.rounds == 0
-    # the two solvers' optima agree to 1e-6 relative (both within HiGHS's
-    # tolerances of the program's optimum; the repair moves each by less)
-    assert columns.loss == pytest.approx(full.loss, rel=1e-6)
-    assert columns.constraints == full.constraints
-    # privacy: every ordered pair and output, exact after the repair up to the row
-    # normalisation (rows summed within n x 1e-9 of 1)
-    k = columns.matrix
-    np.testing.assert_allclose(k.sum(axis=1), 1, atol=1e-12)
-    assert np.all(k >= 0)
-    growth = np.exp(epsilon * cdist(points, points))
-    assert np.all(k[:, None, :] <= growth[:, :, None] * k[None] * (1 + 1e-6))
-    assert columns.actual <= epsilon * (1 + 1e-6)
-    assert columns.actual == og.actual_epsilon(k, points)
+    same_optimum_and_private(points, prior, 8 / np.sqrt(2), "columns")
 
 
-def test_every_pair_constrained_and_the_hand_solution():
+@pytest.mark.parametrize("method", ["columns", "outputs"])
+def test_every_pair_constrained_and_the_hand_solution(method):
     # dilation None: every ordered pair. Two points d = 2 apart, prior (p, 1 - p):
     # the least loss is d min(1 - p, 1 / (1 + e^(2 epsilon))) (test_optimal_geo)
     for p, epsilon in [(0.5, 0.5), (0.7, 2.0), (0.95, 5.0)]:
         result = og.optimal_mechanism(
-            [[0.0], [2.0]], [p, 1 - p], epsilon, dilation=None, method="columns"
+            [[0.0], [2.0]], [p, 1 - p], epsilon, dilation=None, method=method
         )
         c = np.exp(2 * epsilon)
         assert result.loss == pytest.approx(2 * min(1 - p, 1 / (1 + c)), abs=1e-8)
     points = square_grid(4)
     prior = np.random.default_rng(5).dirichlet(np.ones(16))
-    full, columns = (
-        og.optimal_mechanism(points, prior, 6.0, dilation=None, method=method)
-        for method in ("full", "columns")
+    full, found = (
+        og.optimal_mechanism(points, prior, 6.0, dilation=None, method=m)
+        for m in ("full", method)
     )
-    assert columns.loss == pytest.approx(full.loss, rel=1e-6)
+    assert found.loss == pytest.approx(full.loss, rel=1e-6)
 
 
-def test_outputs_other_than_the_points_and_squared_loss():
+@pytest.mark.parametrize("method", ["columns", "outputs"])
+def test_outputs_other_than_the_points_and_squared_loss(method):
     points = square_grid(5)
     outputs = square_grid(3)
     prior = bump(points)
-    full, columns = (
+    full, found = (
         og.optimal_mechanism(
-            points, prior, 6.0, outputs=outputs, loss="squared", method=method
+            points, prior, 6.0, outputs=outputs, loss="squared", method=m
         )
-        for method in ("full", "columns")
+        for m in ("full", method)
     )
-    assert columns.matrix.shape == (25, 9)
-    assert columns.loss == pytest.approx(full.loss, rel=1e-6)
+    assert found.matrix.shape == (25, 9)
+    assert found.loss == pytest.approx(full.loss, rel=1e-6)
 
 
 def test_solve_by_columns_objective_and_rows():
@@ -125,18 +134,17 @@ def test_bad_input_raises():
         og.optimal_mechanism(square_grid(2), np.full(4, 0.25), 1.0, method="dw")
 
 
-def test_locations_of_zero_prior_end_the_search():
+@pytest.mark.parametrize("method", ["columns", "outputs"])
+def test_locations_of_zero_prior_end_the_search(method):
     # a prior of zero on half the cells (as the places leave empty cells): those
     # rows cost nothing, yet their duals need room; the search ends with the
     # whole program's optimum
     points = square_grid(8)
     prior = bump(points) * (points[:, 0] < 0.5)
     prior = prior / prior.sum()
-    full, columns = (
-        og.optimal_mechanism(
-            points, prior, 4.0, dilation=1.1, method=method, time_limit=60
-        )
-        for method in ("full", "columns")
+    full, found = (
+        og.optimal_mechanism(points, prior, 4.0, dilation=1.1, method=m, time_limit=60)
+        for m in ("full", method)
     )
-    assert columns.loss == pytest.approx(full.loss, rel=1e-6)
-    assert columns.actual <= 4.0 * (1 + 1e-6)
+    assert found.loss == pytest.approx(full.loss, rel=1e-6)
+    assert found.actual <= 4.0 * (1 + 1e-6)

@@ -1,18 +1,15 @@
 """Output generation for the optimal mechanism's program: the same optimum as the
 whole program and as column generation, exact privacy after the repair, the
-switch of ``method="auto"``, and bad input."""
+switch of ``method="auto"``, and bad input (the tests shared with column
+generation are in test_optimal_geo_columns)."""
 
 import numpy as np
 import pytest
 from scipy.spatial.distance import cdist
+from test_optimal_geo_columns import same_optimum_and_private, square_grid
 
 from dpnn import optimal_geo as og
 from dpnn.optimal_geo import outputs as ogo
-
-
-def square_grid(cells):
-    axis = (np.arange(cells) + 0.5) / cells
-    return np.stack(np.meshgrid(axis, axis, indexing="ij"), -1).reshape(-1, 2)
 
 
 def bump(points):
@@ -37,23 +34,7 @@ def test_same_optimum_as_the_whole_program(cells, prior_kind):
     points = square_grid(cells)
     n = len(points)
     prior = np.full(n, 1 / n) if prior_kind == "uniform" else bump(points)
-    epsilon = 8 / np.sqrt(2)
-    full, outputs = (
-        og.optimal_mechanism(points, prior, epsilon, dilation=1.1, method=method)
-        for method in ("full", "outputs")
-    )
-    assert outputs.method == "outputs" and outputs.rounds > 0
-    assert outputs.loss == pytest.approx(full.loss, rel=1e-6)
-    assert outputs.constraints == full.constraints
-    # privacy: every ordered pair and output, exact after the repair up to the row
-    # normalisation
-    k = outputs.matrix
-    np.testing.assert_allclose(k.sum(axis=1), 1, atol=1e-12)
-    assert np.all(k >= 0)
-    growth = np.exp(epsilon * cdist(points, points))
-    assert np.all(k[:, None, :] <= growth[:, :, None] * k[None] * (1 + 1e-6))
-    assert outputs.actual <= epsilon * (1 + 1e-6)
-    assert outputs.actual == og.actual_epsilon(k, points)
+    same_optimum_and_private(points, prior, 8 / np.sqrt(2), "outputs")
 
 
 def test_a_concentrated_prior_uses_few_outputs():
@@ -64,27 +45,6 @@ def test_a_concentrated_prior_uses_few_outputs():
     used = np.count_nonzero(solved.matrix.sum(axis=0) > 1e-9)
     assert used <= solved.columns < 50
     assert solved.pricing >= 100 - solved.columns
-
-
-def test_every_pair_constrained_and_the_hand_solution():
-    for p, epsilon in [(0.5, 0.5), (0.7, 2.0), (0.95, 5.0)]:
-        result = og.optimal_mechanism(
-            [[0.0], [2.0]], [p, 1 - p], epsilon, dilation=None, method="outputs"
-        )
-        c = np.exp(2 * epsilon)
-        assert result.loss == pytest.approx(2 * min(1 - p, 1 / (1 + c)), abs=1e-8)
-
-
-def test_outputs_other_than_the_points_and_squared_loss():
-    points, outputs = square_grid(5), square_grid(3)
-    full, generated = (
-        og.optimal_mechanism(
-            points, bump(points), 6.0, outputs=outputs, loss="squared", method=method
-        )
-        for method in ("full", "outputs")
-    )
-    assert generated.matrix.shape == (25, 9)
-    assert generated.loss == pytest.approx(full.loss, rel=1e-6)
 
 
 def test_auto_takes_outputs_for_a_bump_and_columns_for_a_uniform_prior():
@@ -134,16 +94,3 @@ def test_bad_input_raises():
         ogo.solve_by_outputs(cost, pairs, factors, spread=0.0)
     with pytest.raises(ValueError, match="spread"):
         ogo.solve_by_outputs(cost, pairs, factors, spread=1.5)
-
-
-def test_locations_of_zero_prior():
-    # half the cells have prior 0 (as the places leave empty cells)
-    points = square_grid(8)
-    prior = bump(points) * (points[:, 0] < 0.5)
-    prior = prior / prior.sum()
-    full, outputs = (
-        og.optimal_mechanism(points, prior, 4.0, dilation=1.1, method=method)
-        for method in ("full", "outputs")
-    )
-    assert outputs.loss == pytest.approx(full.loss, rel=1e-6)
-    assert outputs.actual <= 4.0 * (1 + 1e-6)
